@@ -1,0 +1,24 @@
+// One function per `tritongym` command. Each parses its own arguments and returns an exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tritongym::cli {
+
+struct CliContext {
+  std::string project_root;               // tasks/, workflows/, examples/ live here
+  std::vector<std::string> plugin_paths;  // --plugin-path, searched after the built-in folder
+  std::string log_level = "info";
+};
+
+using Arguments = std::vector<std::string>;
+
+int command_doctor(const CliContext& context, const Arguments& arguments);
+int command_plugins(const CliContext& context, const Arguments& arguments);
+int command_tasks(const CliContext& context, const Arguments& arguments);
+int command_run(const CliContext& context, const Arguments& arguments);
+// resume, eval, report, merge: their engines land with later issues.
+int command_not_yet(const std::string& command, const Arguments& arguments);
+
+}  // namespace tritongym::cli

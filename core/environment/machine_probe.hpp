@@ -1,0 +1,56 @@
+// What this machine has (GPU, driver, CUDA, CUPTI, Python, torch, triton) and what that rules out.
+// Never links libcuda or libpython: the driver is opened with dlopen, Python runs as a subprocess.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tritongym::environment {
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int64_t memory_bytes = 0;
+};
+
+struct PythonInfo {
+  std::string executable;   // "" when none was found
+  std::string source;       // why this one: "TRITONGYM_PYTHON", "project venv", "PATH"
+  std::string version;      // "3.11.7"
+  std::string torch_version;   // "" when torch does not import
+  std::string triton_version;  // "" when triton does not import
+  bool torch_cuda = false;     // torch.cuda.is_available()
+  std::string error;           // why the probe failed, if it did
+};
+
+struct MachineReport {
+  std::string host;
+  std::string os;
+  std::string driver_library;     // path of libcuda that loaded, "" when none
+  std::string driver_version;     // "580.159" from /proc/driver/nvidia/version, "" when unknown
+  int cuda_driver_api_version = 0;  // cuDriverGetVersion, e.g. 13000
+  std::string driver_error;       // why no GPU could be queried
+  std::vector<GpuInfo> gpus;
+  std::string cuda_toolkit_root;  // "/usr/local/cuda", "" when absent
+  std::string cuda_toolkit_version;
+  std::string cupti_library;      // path of libcupti, "" when absent
+  PythonInfo python;
+
+  struct Capability {
+    std::string name;    // "CUDA executor (triton-cuda)"
+    bool available = false;
+    std::string missing;  // what is missing for it; "" when available
+  };
+  std::vector<Capability> capabilities;
+};
+
+// Probes the machine. `project_root` locates the project's venv. Takes a few seconds (imports torch).
+MachineReport probe_machine(const std::string& project_root);
+
+// The Python the workers use: TRITONGYM_PYTHON, else <project_root>/.venv/bin/python, else python3.
+PythonInfo locate_python(const std::string& project_root);
+
+}  // namespace tritongym::environment

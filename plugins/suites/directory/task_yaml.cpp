@@ -1,0 +1,165 @@
+#include "task_yaml.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "tritongym/sdk/did_you_mean.hpp"
+
+namespace tritongym::suite_directory {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads a YAML task file with errors that carry the file and the position of the offending node.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  Status error(const YAML::Node& node, const std::string& message) const {
+    YAML::Mark mark = node.Mark();
+    std::string where = file_;
+    if (!mark.is_null()) where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+    return Status(StatusCode::invalid_config, message, where);
+  }
+
+  Status check_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& context) const {
+    if (!map.IsMap()) return error(map, context + " must be a mapping");
+    for (const auto& pair : map) {
+      std::string key = pair.first.as<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+        return error(pair.first, "unknown key '" + key + "' in " + context + did_you_mean(key, allowed));
+    }
+    return {};
+  }
+
+  Status string(const YAML::Node& parent, const char* key, std::string& out, bool required) const {
+    YAML::Node node = parent[key];
+    if (!node) return required ? error(parent, std::string("missing required key '") + key + "'") : Status();
+    if (!node.IsScalar()) return error(node, std::string("'") + key + "' must be a string");
+    out = node.Scalar();
+    return {};
+  }
+
+  Status strings(const YAML::Node& parent, const char* key, std::vector<std::string>& out) const {
+    YAML::Node node = parent[key];
+    if (!node) return {};
+    if (!node.IsSequence()) return error(node, std::string("'") + key + "' must be a list of strings");
+    for (const auto& item : node) {
+      if (!item.IsScalar()) return error(item, std::string("'") + key + "' must be a list of strings");
+      out.push_back(item.Scalar());
+    }
+    return {};
+  }
+
+  Status shapes(const YAML::Node& list, const std::string& prefix, std::vector<ShapeSpec>& out) const {
+    if (!list.IsSequence()) return error(list, "shapes." + prefix + " must be a list of {dim: size} mappings");
+    size_t index = 0;
+    for (const auto& item : list) {
+      if (!item.IsMap() || item.size() == 0) return error(item, "a shape must be a mapping like {M: 4096, N: 4096}");
+      ShapeSpec shape;
+      shape.name = prefix + "-" + std::to_string(index++);
+      for (const auto& dim : item) {
+        std::string name = dim.first.as<std::string>();
+        int64_t size = 0;
+        try {
+          size = dim.second.as<int64_t>();
+        } catch (const YAML::Exception&) {
+          return error(dim.second, "shape dimension '" + name + "' must be an integer");
+        }
+        if (size <= 0) return error(dim.second, "shape dimension '" + name + "' must be positive");
+        shape.dims[name] = size;
+      }
+      out.push_back(std::move(shape));
+    }
+    return {};
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::string& suite) {
+  Reader reader(task_yaml_path);
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(task_yaml_path);
+  } catch (const YAML::BadFile&) {
+    return Status(StatusCode::not_found, "cannot read " + task_yaml_path, task_yaml_path);
+  } catch (const YAML::Exception& error) {
+    return reader.error(YAML::Node(), "invalid YAML: " + error.msg + " (line " + std::to_string(error.mark.line + 1) + ")");
+  }
+  if (!root.IsMap()) return reader.error(root, "task.yaml must be a mapping");
+  static const std::vector<std::string> keys = {
+      "id", "split", "category", "dsl", "entry", "description", "dtypes", "shapes", "tolerance",
+      "flops", "bytes", "allowed_library_kernels", "tags"};
+  if (Status s = reader.check_keys(root, keys, "task.yaml"); !s.is_ok()) return s;
+
+  TaskSpec task;
+  fs::path folder = fs::absolute(task_yaml_path).parent_path();
+  std::string local_id = folder.filename().string();
+  if (Status s = reader.string(root, "id", local_id, false); !s.is_ok()) return s;
+  static const std::regex id_pattern("^[a-z0-9][a-z0-9_-]*$");
+  if (!std::regex_match(local_id, id_pattern))
+    return reader.error(root["id"] ? root["id"] : root, "task id '" + local_id + "' must be lower-case letters, digits, - or _");
+  task.id = suite + "/" + local_id;
+  task.suite = suite;
+  task.directory = folder.string();
+  task.source_file = fs::absolute(task_yaml_path).string();
+  task.dsl = "triton";
+  if (Status s = reader.string(root, "split", task.split, true); !s.is_ok()) return s;
+  static const std::vector<std::string> splits = {"standard", "ood", "dsl", "community"};
+  if (std::find(splits.begin(), splits.end(), task.split) == splits.end())
+    return reader.error(root["split"], "split '" + task.split + "' must be standard, ood, dsl or community" +
+                                           did_you_mean(task.split, splits));
+  if (Status s = reader.string(root, "category", task.category, true); !s.is_ok()) return s;
+  if (Status s = reader.string(root, "dsl", task.dsl, false); !s.is_ok()) return s;
+  if (Status s = reader.string(root, "description", task.description, true); !s.is_ok()) return s;
+
+  YAML::Node entry = root["entry"];
+  if (!entry) return reader.error(root, "missing required key 'entry' ({function: NAME, parameters: [..]})");
+  if (Status s = reader.check_keys(entry, {"function", "parameters"}, "entry"); !s.is_ok()) return s;
+  if (Status s = reader.string(entry, "function", task.entry_function, true); !s.is_ok()) return s;
+  if (Status s = reader.strings(entry, "parameters", task.entry_parameters); !s.is_ok()) return s;
+
+  if (Status s = reader.strings(root, "dtypes", task.dtypes); !s.is_ok()) return s;
+  YAML::Node shapes = root["shapes"];
+  if (!shapes) return reader.error(root, "missing required key 'shapes' ({visible: [...], held_out: [...]})");
+  if (Status s = reader.check_keys(shapes, {"visible", "held_out"}, "shapes"); !s.is_ok()) return s;
+  if (!shapes["visible"]) return reader.error(shapes, "shapes.visible is required: the agent tests on these");
+  if (Status s = reader.shapes(shapes["visible"], "visible", task.visible_shapes); !s.is_ok()) return s;
+  if (shapes["held_out"])
+    if (Status s = reader.shapes(shapes["held_out"], "held-out", task.held_out_shapes); !s.is_ok()) return s;
+  if (task.visible_shapes.empty()) return reader.error(shapes["visible"], "shapes.visible must not be empty");
+
+  if (YAML::Node tolerance = root["tolerance"]) {
+    if (!tolerance.IsMap()) return reader.error(tolerance, "tolerance must map dtype -> {atol, rtol}");
+    for (const auto& pair : tolerance) {
+      if (Status s = reader.check_keys(pair.second, {"atol", "rtol"}, "tolerance." + pair.first.as<std::string>());
+          !s.is_ok())
+        return s;
+      Tolerance value;
+      try {
+        if (pair.second["atol"]) value.atol = pair.second["atol"].as<double>();
+        if (pair.second["rtol"]) value.rtol = pair.second["rtol"].as<double>();
+      } catch (const YAML::Exception&) {
+        return reader.error(pair.second, "atol and rtol must be numbers");
+      }
+      task.tolerance[pair.first.as<std::string>()] = value;
+    }
+  }
+  if (Status s = reader.string(root, "flops", task.flops_formula, false); !s.is_ok()) return s;
+  if (Status s = reader.string(root, "bytes", task.bytes_formula, false); !s.is_ok()) return s;
+  if (Status s = reader.strings(root, "allowed_library_kernels", task.allowed_library_kernels); !s.is_ok()) return s;
+  if (Status s = reader.strings(root, "tags", task.tags); !s.is_ok()) return s;
+
+  for (const auto& [file, slot] : {std::pair{"reference.py", &task.reference_path}, std::pair{"oracle.py", &task.oracle_path}})
+    if (fs::exists(folder / file)) *slot = (folder / file).string();
+  return task;
+}
+
+}  // namespace tritongym::suite_directory

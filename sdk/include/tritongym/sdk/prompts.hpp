@@ -1,0 +1,57 @@
+// TritonGym SDK: helpers every workflow needs, so that all workflows show a task to the model the
+// same way (a fair comparison depends on it) and read code back the same way.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tritongym/sdk/types.hpp"
+
+namespace tritongym {
+
+// The task as the model sees it: description, entry point, dtypes, visible shapes, the candidate
+// contract. Never includes held-out shapes or the oracle.
+inline std::string task_prompt(const TaskSpec& task) {
+  std::string text = "# Task " + task.id + " (" + task.category + ", DSL: " + task.dsl + ")\n\n";
+  text += task.description;
+  if (!text.empty() && text.back() != '\n') text += "\n";
+  text += "\nWrite one Python file that defines `def " + task.entry_function + "(";
+  for (size_t i = 0; i < task.entry_parameters.size(); ++i) text += (i ? ", " : "") + task.entry_parameters[i];
+  text += ")` returning the output tensor(s), computed by kernels you write in " + task.dsl + ".\n";
+  if (!task.dtypes.empty()) {
+    text += "dtypes:";
+    for (const auto& dtype : task.dtypes) text += " " + dtype;
+    text += "\n";
+  }
+  if (!task.visible_shapes.empty()) {
+    text += "Shapes you can test on (the final score also uses other shapes):\n";
+    for (const auto& shape : task.visible_shapes) {
+      text += "  -";
+      for (const auto& [name, size] : shape.dims) text += " " + name + "=" + std::to_string(size);
+      text += "\n";
+    }
+  }
+  return text;
+}
+
+// The code of the last ```python (or ```py, or bare ```) fenced block in `text`; "" when none.
+inline std::string extract_python_code(std::string_view text) {
+  std::string found;
+  size_t position = 0;
+  while (true) {
+    size_t open = text.find("```", position);
+    if (open == std::string_view::npos) break;
+    size_t line_end = text.find('\n', open);
+    if (line_end == std::string_view::npos) break;
+    std::string_view language = text.substr(open + 3, line_end - open - 3);
+    while (!language.empty() && (language.back() == ' ' || language.back() == '\r')) language.remove_suffix(1);
+    size_t close = text.find("```", line_end + 1);
+    if (close == std::string_view::npos) break;
+    if (language.empty() || language == "python" || language == "py" || language == "python3")
+      found = std::string(text.substr(line_end + 1, close - line_end - 1));
+    position = close + 3;
+  }
+  return found;
+}
+
+}  // namespace tritongym

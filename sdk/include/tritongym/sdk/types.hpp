@@ -1,0 +1,221 @@
+// TritonGym SDK: the value types that plugins and the host exchange.
+//
+// All types are plain values (copyable, no pointers into other objects), so ownership is never in
+// question: whoever holds one owns it. Strings are UTF-8. Free-form structured data crosses the
+// boundary as serialized JSON text (fields named *_json), never as a JSON-library object.
+// Units: time in microseconds unless the name says otherwise (_s = seconds), money in US dollars.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tritongym {
+
+// ---------------------------------------------------------------- chat and tool calls
+
+enum class Role { system, user, assistant, tool };
+inline const char* role_name(Role role) noexcept {
+  switch (role) {
+    case Role::system: return "system";
+    case Role::user: return "user";
+    case Role::assistant: return "assistant";
+    case Role::tool: return "tool";
+  }
+  return "unknown";
+}
+
+// A function call requested by the model.
+struct ToolCall {
+  std::string id;              // provider-assigned call id; echoed back in the tool message
+  std::string name;            // tool name as the model wrote it (may be unknown: the core checks)
+  std::string arguments_json;  // the arguments exactly as received; may be invalid JSON
+};
+
+struct ChatMessage {
+  Role role = Role::user;
+  std::string content;               // text; may be empty for an assistant turn with only tool calls
+  std::vector<ToolCall> tool_calls;  // assistant messages only
+  std::string tool_call_id;          // tool messages only: which call this answers
+  std::string tool_name;             // tool messages only
+};
+
+// A tool as offered to the model (OpenAI "function" / Anthropic "tool").
+struct ToolSchema {
+  std::string name;
+  std::string description;
+  std::string parameters_json;  // JSON Schema of the arguments object
+};
+
+struct TokenUsage {
+  int64_t input_tokens = 0;         // all prompt tokens, including cached ones
+  int64_t cached_input_tokens = 0;  // prompt tokens served from the provider's cache (cache reads)
+  int64_t cache_write_tokens = 0;   // prompt tokens written to the provider's cache (Anthropic)
+  int64_t output_tokens = 0;        // all completion tokens, including reasoning
+  int64_t reasoning_tokens = 0;     // completion tokens spent on hidden reasoning
+};
+
+struct ChatRequest {
+  std::vector<ChatMessage> messages;
+  std::vector<ToolSchema> tools;     // empty: no tools offered
+  std::string tool_choice = "auto";  // "auto", "none", "required", or a tool name
+  std::optional<double> temperature;
+  std::optional<int64_t> max_output_tokens;
+  // Who is asking, for backends that key on it (scripted, replay): never sent to a provider.
+  std::string task_id;
+  int64_t sample_index = 0;
+};
+
+struct ChatResponse {
+  ChatMessage message;        // role is always assistant
+  TokenUsage usage;
+  double cost_usd = 0.0;      // priced by the backend from its price table; 0 when unknown
+  std::string finish_reason;  // "stop", "tool_calls", "length", ...
+  std::string model;          // the model that answered, as the provider names it
+};
+
+// What a tool returns. `text` is what the model reads: short and structured, identical whoever calls.
+// `record_json` is the full record kept in the store (every number, stdout, stderr).
+struct ToolResult {
+  bool ok = true;           // false: the tool ran but the candidate failed (compile error, wrong answer)
+  std::string text;
+  std::string record_json = "{}";
+  double gpu_seconds = 0.0;  // device time the call consumed, charged to the episode's budget
+};
+
+// ---------------------------------------------------------------- tasks
+
+// One problem size. Dimension names are the task's own ("M", "N", "K", "batch").
+struct ShapeSpec {
+  std::string name;                       // "visible-0", "held-out-2", or an author-chosen label
+  std::map<std::string, int64_t> dims;
+};
+
+struct Tolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+};
+
+struct TaskSpec {
+  std::string id;         // unique within a run, e.g. "standard/softmax"
+  std::string suite;      // suite name, e.g. "standard"
+  std::string split;      // "standard" | "ood" | "dsl" | "community"
+  std::string category;   // "reduction", "matmul", "attention", ...
+  std::string dsl;        // "triton", "gluon", ...
+  std::string entry_function;                // name the candidate must define
+  std::vector<std::string> entry_parameters;  // its parameter names, in order
+  std::string description;                    // what the model is told
+  std::string directory;                      // absolute folder of the task
+  std::string reference_path;                 // absolute path of reference.py ("" if none)
+  std::string oracle_path;                    // absolute path of oracle.py ("" if none)
+  std::vector<std::string> dtypes;            // "float32", "float16", "bfloat16", ...
+  std::vector<ShapeSpec> visible_shapes;      // the agent may test on these
+  std::vector<ShapeSpec> held_out_shapes;     // only the final score uses these
+  std::map<std::string, Tolerance> tolerance;  // per dtype
+  std::string flops_formula;                  // expression over dims; "" when not given
+  std::string bytes_formula;                  // expression over dims; "" when not given
+  std::vector<std::string> allowed_library_kernels;
+  std::vector<std::string> tags;
+  std::string source_file;                    // the task.yaml it came from (for messages)
+};
+
+// ---------------------------------------------------------------- evaluation
+
+enum class EvaluationStage { compile, test, benchmark, profile, final_score };
+inline const char* stage_name(EvaluationStage stage) noexcept {
+  switch (stage) {
+    case EvaluationStage::compile: return "compile";
+    case EvaluationStage::test: return "test";
+    case EvaluationStage::benchmark: return "benchmark";
+    case EvaluationStage::profile: return "profile";
+    case EvaluationStage::final_score: return "final_score";
+  }
+  return "unknown";
+}
+
+enum class ShapeSet { visible, held_out };
+
+struct EvaluationRequest {
+  TaskSpec task;
+  std::string source_code;   // the candidate: one Python file (docs/candidate-contract.md)
+  EvaluationStage stage = EvaluationStage::test;
+  ShapeSet shapes = ShapeSet::visible;
+  int64_t seeds_per_shape = 3;
+  double timeout_s = 120.0;  // wall-clock limit of one stage in the worker
+};
+
+enum class Verdict {
+  passed,
+  compile_error,
+  runtime_error,
+  timeout,
+  crash,
+  oom,
+  wrong_answer,
+  flagged,        // looked like a pass but an anti-cheat check fired; counts as a failure
+  harness_error,  // the harness could not judge (worker could not start, ...): not the candidate's fault
+};
+inline const char* verdict_name(Verdict verdict) noexcept {
+  switch (verdict) {
+    case Verdict::passed: return "passed";
+    case Verdict::compile_error: return "compile_error";
+    case Verdict::runtime_error: return "runtime_error";
+    case Verdict::timeout: return "timeout";
+    case Verdict::crash: return "crash";
+    case Verdict::oom: return "oom";
+    case Verdict::wrong_answer: return "wrong_answer";
+    case Verdict::flagged: return "flagged";
+    case Verdict::harness_error: return "harness_error";
+  }
+  return "unknown";
+}
+
+struct ShapeOutcome {
+  std::string shape;                 // ShapeSpec::name
+  bool passed = false;
+  double max_abs_error = 0.0;
+  double max_rel_error = 0.0;
+  std::string first_mismatch;        // index and values, "" when none
+  std::optional<double> median_us;   // only from a timing executor
+};
+
+struct EvaluationResult {
+  Verdict verdict = Verdict::harness_error;
+  std::string message;               // what the model needs to know, a few lines at most
+  std::vector<ShapeOutcome> shapes;
+  std::string stdout_text;           // the candidate's captured output (truncated by the executor)
+  std::string stderr_text;
+  std::string record_json = "{}";    // everything else, for the store
+  double gpu_seconds = 0.0;
+  double wall_seconds = 0.0;
+};
+
+// ---------------------------------------------------------------- budgets
+
+// Limits of one episode. An unset limit is unlimited. The core charges every call; plugins only read.
+struct Budget {
+  std::optional<int64_t> max_turns;              // model calls
+  std::optional<int64_t> max_tool_calls;         // all tools together
+  std::map<std::string, int64_t> max_calls_per_tool;
+  std::optional<int64_t> max_input_tokens;
+  std::optional<int64_t> max_output_tokens;
+  std::optional<double> max_dollars;
+  std::optional<double> max_gpu_seconds;
+  std::optional<double> max_wall_seconds;
+};
+
+// What an episode has spent so far.
+struct BudgetUsage {
+  int64_t turns = 0;
+  int64_t tool_calls = 0;
+  std::map<std::string, int64_t> calls_per_tool;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  double dollars = 0.0;
+  double gpu_seconds = 0.0;
+  double wall_seconds = 0.0;
+};
+
+}  // namespace tritongym
