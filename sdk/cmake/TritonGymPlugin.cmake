@@ -1,11 +1,12 @@
-# tritongym_add_plugin(<target> MANIFEST <plugin.yaml> SOURCES <files...> [OUTPUT_DIR <dir>] [NO_INSTALL])
+# tritongym_add_plugin(<target> MANIFEST <plugin.yaml> SOURCES <files...> [OUTPUT_DIR <dir>] [FOLDER <name>]
+#                      [NO_INSTALL])
 #
 # Builds a TritonGym plugin: a MODULE library linked to the SDK, with only its entry point exported,
-# placed in <OUTPUT_DIR>/<target>/ beside a copy of its plugin.yaml (the layout the host scans).
+# placed in <OUTPUT_DIR>/<FOLDER, default target>/ beside a copy of its plugin.yaml (the layout the host scans).
 # OUTPUT_DIR defaults to TRITONGYM_PLUGIN_DIR when set (the in-tree build), else to
 # ${CMAKE_BINARY_DIR}/plugins. The manifest's `library:` must name the file this target produces.
 function(tritongym_add_plugin target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIR" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIR;FOLDER" "SOURCES")
   if(NOT ARG_MANIFEST)
     message(FATAL_ERROR "tritongym_add_plugin(${target}): MANIFEST plugin.yaml is required")
   endif()
@@ -16,6 +17,9 @@ function(tritongym_add_plugin target)
       set(ARG_OUTPUT_DIR ${CMAKE_BINARY_DIR}/plugins)
     endif()
   endif()
+  if(NOT ARG_FOLDER)
+    set(ARG_FOLDER ${target})
+  endif()
   get_filename_component(manifest ${ARG_MANIFEST} ABSOLUTE)
 
   add_library(${target} MODULE ${ARG_SOURCES})
@@ -24,7 +28,7 @@ function(tritongym_add_plugin target)
     PREFIX "lib"
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
-    LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIR}/${target})
+    LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIR}/${ARG_FOLDER})
 
   # The manifest names the library; catch a mismatch at configure time, not at load time.
   file(STRINGS ${manifest} library_line REGEX "^library:")
@@ -33,7 +37,7 @@ function(tritongym_add_plugin target)
   if(NOT declared STREQUAL expected)
     message(FATAL_ERROR "${manifest}: `library: ${declared}` but target ${target} builds ${expected}")
   endif()
-  configure_file(${manifest} ${ARG_OUTPUT_DIR}/${target}/plugin.yaml COPYONLY)
+  configure_file(${manifest} ${ARG_OUTPUT_DIR}/${ARG_FOLDER}/plugin.yaml COPYONLY)
 
   if(NOT ARG_NO_INSTALL AND DEFINED TRITONGYM_INSTALL_PLUGIN_DIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${TRITONGYM_INSTALL_PLUGIN_DIR}/${target})

@@ -1,0 +1,226 @@
+// The CLI end to end, through the real executable and the real plugins.
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "support/test_support.hpp"
+
+namespace tritongym::testing {
+namespace {
+
+boost::json::value parse_stdout(const process::ProcessResult& result) {
+  boost::system::error_code error;
+  auto value = boost::json::parse(result.stdout_text, error);
+  EXPECT_FALSE(error) << "stdout is not JSON: " << result.stdout_text.substr(0, 500);
+  return value;
+}
+
+TEST(Cli, HelpListsEveryCommand) {
+  auto result = run_cli({"--help"});
+  EXPECT_EQ(result.exit_code, 0);
+  for (const char* command : {"run", "resume", "eval", "report", "merge", "plugins", "tasks", "doctor"})
+    EXPECT_NE(result.stdout_text.find(std::string("  ") + command), std::string::npos) << command;
+}
+
+TEST(Cli, VersionPrintsTheFingerprint) {
+  auto result = run_cli({"--version"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.stdout_text.find("cxx11abi="), std::string::npos);
+}
+
+TEST(Cli, NoCommandIsAUsageError) { EXPECT_EQ(run_cli({}).exit_code, 2); }
+
+TEST(Cli, UnknownCommandSuggests) {
+  auto result = run_cli({"plugns"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("did you mean 'plugins'"), std::string::npos) << result.stderr_text;
+}
+
+TEST(Cli, PluginsListJsonShowsTheShippedPlugins) {
+  auto result = run_cli({"plugins", "list", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  auto json = parse_stdout(result);
+  std::map<std::string, std::string> kinds;
+  for (const auto& plugin : json.at("plugins").as_array())
+    kinds[std::string(plugin.at("id").as_string())] = std::string(plugin.at("kind").as_string());
+  EXPECT_EQ(kinds["tritongym.suite.directory"], "suite");
+  EXPECT_EQ(kinds["tritongym.backend.scripted"], "backend");
+  EXPECT_EQ(kinds["tritongym.workflow.one-shot"], "workflow");
+}
+
+TEST(Cli, PluginsListFiltersByKind) {
+  auto result = run_cli({"plugins", "list", "--kind", "workflow"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.stdout_text.find("tritongym.workflow.one-shot"), std::string::npos);
+  EXPECT_EQ(result.stdout_text.find("tritongym.backend.scripted"), std::string::npos);
+  EXPECT_EQ(run_cli({"plugins", "list", "--kind", "workflw"}).exit_code, 2);
+}
+
+TEST(Cli, PluginsListDoesNotRunPluginCode) {
+  // A plugin whose registration throws, and one with no entry point, are listed all the same.
+  auto result = run_cli({"--plugin-path", fixture_plugin_dir(), "plugins", "list", "--json"});
+  auto json = parse_stdout(result);
+  bool listed = false;
+  for (const auto& plugin : json.at("plugins").as_array())
+    listed = listed || plugin.at("id") == "fixture.workflow.throwing-register";
+  EXPECT_TRUE(listed);
+  EXPECT_EQ(json.at("manifest_errors").as_array().size(), 1u);  // bad-manifest
+}
+
+TEST(Cli, PluginsDoctorLoadsEachAndShowsWhyOthersFail) {
+  auto clean = run_cli({"plugins", "doctor"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.stdout_text << clean.stderr_text;
+  EXPECT_NE(clean.stdout_text.find("3 of 3 plugins loaded"), std::string::npos) << clean.stdout_text;
+
+  auto broken = run_cli({"--plugin-path", fixture_plugin_dir(), "plugins", "doctor", "--json"});
+  EXPECT_EQ(broken.exit_code, 4);
+  auto json = parse_stdout(broken);
+  std::map<std::string, std::string> reasons;
+  for (const auto& plugin : json.at("plugins").as_array())
+    reasons[std::string(plugin.at("id").as_string())] = std::string(plugin.at("reason").as_string());
+  EXPECT_NE(reasons["fixture.workflow.bad-abi"].find("ABI version 999"), std::string::npos);
+  EXPECT_NE(reasons["fixture.workflow.no-entry"].find("entry point"), std::string::npos);
+  EXPECT_EQ(reasons["fixture.workflow.good"], "");
+  EXPECT_EQ(reasons["tritongym.workflow.one-shot"], "");
+}
+
+TEST(Cli, PluginPathFromTheEnvironment) {
+  process::ProcessOptions options;
+  options.argv = {cli_path(), "plugins", "list"};
+  auto environment = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"},
+                                                        {"TRITONGYM_PLUGIN_PATH", fixture_plugin_dir() + "/good"}};
+  options.environment = environment;
+  auto result = process::run_process(options);
+  ASSERT_TRUE(result);
+  EXPECT_NE(result->stdout_text.find("fixture.workflow.good"), std::string::npos);
+}
+
+TEST(Cli, DoctorOnThisMachineSaysWhatIsMissingWithoutCrashing) {
+  auto result = run_cli({"doctor", "--json"}, "", 180);
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  auto json = parse_stdout(result);
+  bool has_gpu = !json.at("gpus").as_array().empty();
+  for (const auto& capability : json.at("capabilities").as_array()) {
+    std::string name(capability.at("name").as_string());
+    if (name.find("CUDA executor") != std::string::npos) {
+      EXPECT_EQ(capability.at("available").as_bool(), has_gpu && json.at("python").at("torch_cuda").as_bool());
+      if (!has_gpu) {
+        EXPECT_FALSE(capability.at("missing").as_string().empty());
+      }
+    }
+    if (name.find("plugins") != std::string::npos) {
+      EXPECT_TRUE(capability.at("available").as_bool());
+    }
+  }
+  auto text = run_cli({"doctor"}, "", 180);
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.stdout_text.find("capability"), std::string::npos);
+  if (!has_gpu) {
+    EXPECT_NE(text.stdout_text.find("GPU           none"), std::string::npos) << text.stdout_text;
+  }
+}
+
+TEST(Cli, TasksListShowsTheShippedTasks) {
+  auto result = run_cli({"tasks", "list", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  auto json = parse_stdout(result);
+  std::set<std::string> ids;
+  for (const auto& task : json.as_array()) ids.insert(std::string(task.at("id").as_string()));
+  EXPECT_TRUE(ids.count("standard/vector-add"));
+  EXPECT_TRUE(ids.count("standard/softmax"));
+  auto filtered = parse_stdout(run_cli({"tasks", "list", "--json", "--split", "ood"}));
+  for (const auto& task : filtered.as_array()) EXPECT_EQ(task.at("split"), "ood");
+}
+
+TEST(Cli, TasksListReportsABrokenTaskFile) {
+  auto result = run_cli({"tasks", "list", "--root", source_dir() + "/tests/fixtures/suites"});
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_NE(result.stderr_text.find("typo/task.yaml:4:1"), std::string::npos) << result.stderr_text;
+}
+
+TEST(Cli, RunCheckPrintsTheResolvedConfig) {
+  auto result = run_cli({"run", "examples/quickstart.yaml", "--check", "samples=3"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_NE(result.stdout_text.find("plugin: tritongym.workflow.one-shot"), std::string::npos);  // inlined file
+  EXPECT_NE(result.stdout_text.find("samples: 3"), std::string::npos);
+  EXPECT_NE(result.stderr_text.find("2 tasks x 1 models x 1 workflows x 3 samples = 6 episodes"), std::string::npos)
+      << result.stderr_text;
+}
+
+TEST(Cli, RunWritesTheResolvedConfigThenSaysTheEngineIsNotHereYet) {
+  TemporaryDirectory dir;
+  auto result = run_cli({"run", "examples/quickstart.yaml", "output.dir=" + dir.path().string() + "/out"});
+  EXPECT_EQ(result.exit_code, 5);
+  EXPECT_NE(result.stderr_text.find("run engine is not in this version yet"), std::string::npos);
+  std::ifstream resolved(dir.path() / "out" / "resolved-config.yaml");
+  ASSERT_TRUE(resolved.good());
+  std::stringstream text;
+  text << resolved.rdbuf();
+  EXPECT_NE(text.str().find("name: quickstart"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / "tritongym.log"));
+}
+
+TEST(Cli, RunReportsConfigErrorsWithFileLineColumnAndSuggestion) {
+  TemporaryDirectory dir;
+  std::string file = dir.write("bad.yaml",
+                               "name: bad\nsuites: [{}]\nmodels:\n  - name: m\n    backend: tritongym.backend.scriptd\n"
+                               "workflows: [{name: w, plugin: tritongym.workflow.one-shot}]\n");
+  auto unknown_plugin = run_cli({"run", file, "--check"});
+  EXPECT_EQ(unknown_plugin.exit_code, 3);
+  EXPECT_NE(unknown_plugin.stderr_text.find(file + ":5:14"), std::string::npos) << unknown_plugin.stderr_text;
+  EXPECT_NE(unknown_plugin.stderr_text.find("did you mean 'tritongym.backend.scripted'"), std::string::npos);
+
+  std::string plugin_config = dir.write(
+      "plugin-config.yaml",
+      "name: bad\nsuites: [{}]\nmodels:\n  - name: m\n    backend: tritongym.backend.scripted\n    config:\n"
+      "      replies: [{content: hi}]\n      model_nme: x\nworkflows: [{name: w, plugin: tritongym.workflow.one-shot}]\n");
+  auto bad_key = run_cli({"run", plugin_config, "--check"});
+  EXPECT_EQ(bad_key.exit_code, 3);
+  EXPECT_NE(bad_key.stderr_text.find(plugin_config + ":8:7"), std::string::npos) << bad_key.stderr_text;
+  EXPECT_NE(bad_key.stderr_text.find("did you mean 'model_name'"), std::string::npos) << bad_key.stderr_text;
+
+  std::string broken_yaml = dir.write("broken.yaml", "name: [unclosed\n");
+  auto syntax = run_cli({"run", broken_yaml});
+  EXPECT_EQ(syntax.exit_code, 3);
+  EXPECT_NE(syntax.stderr_text.find(broken_yaml + ":"), std::string::npos) << syntax.stderr_text;
+}
+
+TEST(Cli, RunRejectsAnUnknownTaskWithASuggestion) {
+  auto result = run_cli({"run", "examples/quickstart.yaml", "--check", "suites.0.tasks=[standard/vector-ad]"});
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_NE(result.stderr_text.find("did you mean 'standard/vector-add'"), std::string::npos) << result.stderr_text;
+}
+
+TEST(Cli, RunOfAMissingFileIsAUsageError) {
+  auto result = run_cli({"run", "no/such/file.yaml"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("no/such/file.yaml"), std::string::npos);
+}
+
+TEST(Cli, CommandsOfLaterIssuesSaySoAndFail) {
+  for (const char* command : {"resume", "eval", "report", "merge"}) {
+    auto result = run_cli({command});
+    EXPECT_EQ(result.exit_code, 5) << command;
+    EXPECT_NE(result.stderr_text.find("not in this version yet"), std::string::npos) << command;
+  }
+}
+
+TEST(Cli, BadLogLevelIsAUsageError) {
+  auto result = run_cli({"--log-level", "loud", "plugins", "list"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("unknown log level 'loud'"), std::string::npos);
+}
+
+TEST(Cli, HostDoesNotLinkCudaOrPython) {
+  process::ProcessOptions options;
+  options.argv = {"ldd", cli_path()};
+  auto result = process::run_process(options);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->stdout_text.find("libcuda"), std::string::npos) << result->stdout_text;
+  EXPECT_EQ(result->stdout_text.find("libpython"), std::string::npos) << result->stdout_text;
+}
+
+}  // namespace
+}  // namespace tritongym::testing

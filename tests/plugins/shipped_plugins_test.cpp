@@ -1,0 +1,217 @@
+// Behaviour of the shipped plugins beyond the conformance kit, each through the real library.
+#include <gtest/gtest.h>
+
+#include "episode/episode.hpp"
+#include "plugins/loader.hpp"
+#include "support/test_support.hpp"
+
+namespace tritongym::plugins {
+namespace {
+
+class ShippedPlugins : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    registry_ = new Registry;
+    load_plugins({testing::builtin_plugin_dir()}, *registry_);
+  }
+  template <class Interface>
+  Result<std::unique_ptr<Interface>> create(const std::string& id, const std::string& config_json) {
+    PluginContext context;
+    context.config_json = config_json;
+    context.project_root = testing::source_dir();
+    return registry_->create<Interface>(id, context);
+  }
+  static Registry* registry_;  // shared: loading once keeps the suite fast
+};
+Registry* ShippedPlugins::registry_ = nullptr;
+
+// ------------------------------------------------------------------ directory suite
+
+TEST_F(ShippedPlugins, DirectorySuiteReadsTaskYaml) {
+  auto suite = create<Suite>("tritongym.suite.directory", R"({"root":"tests/fixtures/suites","suites":["tiny"]})");
+  ASSERT_TRUE(suite) << suite.status().to_string();
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_TRUE(tasks) << tasks.status().to_string();
+  ASSERT_EQ(tasks->size(), 2u);
+  const TaskSpec& add = (*tasks)[0];
+  EXPECT_EQ(add.id, "tiny/add-one");
+  EXPECT_EQ(add.dsl, "triton");  // the default
+  EXPECT_EQ(add.entry_parameters, std::vector<std::string>{"x"});
+  EXPECT_EQ(add.visible_shapes.at(0).dims.at("N"), 1024);
+  EXPECT_EQ(add.held_out_shapes.at(0).name, "held-out-0");
+  EXPECT_DOUBLE_EQ(add.tolerance.at("float32").atol, 1e-6);
+  EXPECT_EQ((*tasks)[1].split, "ood");
+  EXPECT_EQ((*tasks)[1].visible_shapes.size(), 2u);
+}
+
+TEST_F(ShippedPlugins, DirectorySuiteNamesTheFileLineAndKeyOfABadTask) {
+  auto suite = create<Suite>("tritongym.suite.directory", R"({"root":"tests/fixtures/suites","suites":["broken"]})");
+  ASSERT_TRUE(suite);
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_FALSE(tasks);
+  EXPECT_NE(tasks.status().location().find("broken/typo/task.yaml:4:1"), std::string::npos) << tasks.status().location();
+  EXPECT_NE(tasks.status().message().find("did you mean 'description'"), std::string::npos) << tasks.status().message();
+}
+
+TEST_F(ShippedPlugins, DirectorySuiteCanSkipBadTasks) {
+  auto suite = create<Suite>("tritongym.suite.directory", R"({"root":"tests/fixtures/suites","skip_invalid":true})");
+  ASSERT_TRUE(suite);
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_TRUE(tasks) << tasks.status().to_string();
+  EXPECT_EQ(tasks->size(), 2u);
+}
+
+TEST_F(ShippedPlugins, DirectorySuiteSuggestsAMisspeltSuite) {
+  auto suite = create<Suite>("tritongym.suite.directory", R"({"root":"tests/fixtures/suites","suites":["tiyn"]})");
+  ASSERT_TRUE(suite);
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_FALSE(tasks);
+  EXPECT_NE(tasks.status().message().find("did you mean 'tiny'"), std::string::npos) << tasks.status().message();
+}
+
+TEST_F(ShippedPlugins, TheShippedTasksParse) {
+  auto suite = create<Suite>("tritongym.suite.directory", R"({})");
+  ASSERT_TRUE(suite);
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_TRUE(tasks) << tasks.status().to_string();
+  EXPECT_GE(tasks->size(), 2u);
+  for (const auto& task : *tasks) {
+    EXPECT_FALSE(task.reference_path.empty()) << task.id;
+    EXPECT_FALSE(task.oracle_path.empty()) << task.id;
+  }
+}
+
+// ------------------------------------------------------------------ scripted backend
+
+ChatRequest request_after(int assistant_turns, const std::string& task_id = "t") {
+  ChatRequest request;
+  request.task_id = task_id;
+  request.messages.push_back({Role::user, "go", {}, {}, {}});
+  for (int i = 0; i < assistant_turns; ++i) request.messages.push_back({Role::assistant, "earlier", {}, {}, {}});
+  return request;
+}
+
+TEST_F(ShippedPlugins, ScriptedBackendPlaysRepliesByTurn) {
+  auto backend = create<ModelBackend>("tritongym.backend.scripted",
+                                      R"({"replies":[{"content":"first"},{"content":"second","usage":{"input_tokens":5,"output_tokens":2}}]})");
+  ASSERT_TRUE(backend) << backend.status().to_string();
+  EXPECT_EQ((*backend)->chat(request_after(0))->message.content, "first");
+  auto second = (*backend)->chat(request_after(1));
+  EXPECT_EQ(second->message.content, "second");
+  EXPECT_EQ(second->usage.input_tokens, 5);
+  auto exhausted = (*backend)->chat(request_after(2));
+  ASSERT_FALSE(exhausted);
+  EXPECT_NE(exhausted.status().message().find("has 2 replies and turn 3 was asked for"), std::string::npos);
+}
+
+TEST_F(ShippedPlugins, ScriptedBackendPlaysToolCallsIncludingMalformedOnes) {
+  auto backend = create<ModelBackend>(
+      "tritongym.backend.scripted",
+      R"({"replies":[{"tool_calls":[{"name":"test","arguments":{"code":"x"}},{"name":"test","arguments":"{\"code\": broken"}]}]})");
+  ASSERT_TRUE(backend);
+  auto response = (*backend)->chat(request_after(0));
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->message.tool_calls.size(), 2u);
+  EXPECT_EQ(response->message.tool_calls[0].arguments_json, R"({"code":"x"})");
+  EXPECT_EQ(response->message.tool_calls[1].arguments_json, R"({"code": broken)");
+  EXPECT_EQ(response->finish_reason, "tool_calls");
+  EXPECT_EQ(response->message.tool_calls[0].id, "call_0_0");
+}
+
+TEST_F(ShippedPlugins, ScriptedBackendPerTaskScriptsAndPlayedErrors) {
+  auto backend = create<ModelBackend>(
+      "tritongym.backend.scripted",
+      R"({"replies":[{"content":"generic"}],"per_task":{"special":[{"error":"unavailable: overloaded"}]}})");
+  ASSERT_TRUE(backend);
+  EXPECT_EQ((*backend)->chat(request_after(0, "other"))->message.content, "generic");
+  auto failed = (*backend)->chat(request_after(0, "special"));
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.status().code(), StatusCode::unavailable);
+}
+
+TEST_F(ShippedPlugins, ScriptedBackendLoadsScriptFilesWithContentFiles) {
+  auto backend = create<ModelBackend>("tritongym.backend.scripted", R"({"script":"examples/scripts/quickstart-replies.yaml"})");
+  ASSERT_TRUE(backend) << backend.status().to_string();
+  auto response = (*backend)->chat(request_after(0, "standard/vector-add"));
+  ASSERT_TRUE(response) << response.status().to_string();
+  EXPECT_NE(response->message.content.find("```python\nimport torch"), std::string::npos);
+  EXPECT_NE(response->message.content.find("def vector_add"), std::string::npos);
+}
+
+TEST_F(ShippedPlugins, ScriptedBackendScriptFileErrorsSayWhere) {
+  testing::TemporaryDirectory dir;
+  std::string script = dir.write("script.yaml", "replies:\n  - content: hi\n    contnet: typo\n");
+  auto backend = create<ModelBackend>("tritongym.backend.scripted", R"({"script":")" + script + R"("})");
+  ASSERT_FALSE(backend);
+  EXPECT_EQ(backend.status().location(), script + ":3:5");
+  EXPECT_NE(backend.status().message().find("did you mean 'content'"), std::string::npos) << backend.status().message();
+}
+
+TEST_F(ShippedPlugins, ScriptedBackendNeedsSomethingToPlay) {
+  auto backend = create<ModelBackend>("tritongym.backend.scripted", "{}");
+  ASSERT_FALSE(backend);
+  EXPECT_EQ(backend.status().code(), StatusCode::invalid_config);
+}
+
+// ------------------------------------------------------------------ one-shot workflow
+
+struct OneShotRun {
+  Result<WorkflowOutcome> outcome;
+  BudgetUsage usage;
+  std::vector<episode::EpisodeEvent> transcript;
+};
+
+class OneShot : public ShippedPlugins {
+ protected:
+  OneShotRun run_with(const std::string& replies_json) {
+    auto backend = create<ModelBackend>("tritongym.backend.scripted", R"({"replies":)" + replies_json + "}");
+    EXPECT_TRUE(backend) << backend.status().to_string();
+    auto workflow = create<Workflow>("tritongym.workflow.one-shot", R"({"max_output_tokens":100})");
+    EXPECT_TRUE(workflow) << workflow.status().to_string();
+    episode::EpisodeSetup setup;
+    setup.task.id = "tiny/add-one";
+    setup.task.entry_function = "add_one";
+    setup.model = backend->get();
+    episode::Episode episode(setup);
+    auto outcome = (*workflow)->run(episode);
+    return {outcome, episode.usage(), episode.transcript()};
+  }
+};
+
+TEST_F(OneShot, TakesTheCodeBlockOfTheOneReply) {
+  auto run = run_with(R"([{"content":"Here:\n```python\ndef add_one(x):\n    return x + 1\n```\nDone."}])");
+  ASSERT_TRUE(run.outcome) << run.outcome.status().to_string();
+  EXPECT_EQ(run.outcome->final_code, "def add_one(x):\n    return x + 1\n");
+  EXPECT_EQ(run.usage.turns, 1);
+  EXPECT_EQ(run.usage.tool_calls, 0);
+}
+
+TEST_F(OneShot, AcceptsCodeSentAsAToolCall) {
+  auto run = run_with(R"([{"tool_calls":[{"name":"submit","arguments":{"code":"def add_one(x): return x"}}]}])");
+  ASSERT_TRUE(run.outcome);
+  EXPECT_EQ(run.outcome->final_code, "def add_one(x): return x");
+}
+
+TEST_F(OneShot, AReplyWithoutCodeLeavesNothingToScore) {
+  auto run = run_with(R"([{"content":"I cannot do that."}])");
+  ASSERT_TRUE(run.outcome);
+  EXPECT_EQ(run.outcome->final_code, "");
+  EXPECT_NE(run.outcome->summary.find("no code"), std::string::npos);
+}
+
+TEST_F(OneShot, AFailedModelCallEndsTheEpisodeWithItsReason) {
+  auto run = run_with(R"([{"error":"deadline_exceeded: no answer in 600 s"}])");
+  ASSERT_FALSE(run.outcome);
+  EXPECT_EQ(run.outcome.status().code(), StatusCode::deadline_exceeded);
+}
+
+TEST_F(OneShot, ConfigErrorsPointAtTheKey) {
+  auto workflow = create<Workflow>("tritongym.workflow.one-shot", R"({"max_output_tokens":0})");
+  ASSERT_FALSE(workflow);
+  EXPECT_EQ(workflow.status().location(), "/max_output_tokens");
+  auto typo = create<Workflow>("tritongym.workflow.one-shot", R"({"temprature":0.2})");
+  EXPECT_NE(typo.status().message().find("did you mean 'temperature'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tritongym::plugins

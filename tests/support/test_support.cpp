@@ -1,0 +1,47 @@
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+namespace tritongym::testing {
+
+namespace fs = std::filesystem;
+
+std::string source_dir() { return TRITONGYM_SOURCE_DIR; }
+std::string builtin_plugin_dir() { return TRITONGYM_PLUGIN_BUILD_DIR; }
+std::string fixture_plugin_dir() { return TRITONGYM_FIXTURE_PLUGIN_DIR; }
+std::string cli_path() { return TRITONGYM_CLI; }
+
+TemporaryDirectory::TemporaryDirectory() {
+  std::random_device random;
+  path_ = fs::temp_directory_path() / ("tritongym-test-" + std::to_string(random()) + std::to_string(random()));
+  fs::create_directories(path_);
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+std::string TemporaryDirectory::write(const std::string& relative, const std::string& text) const {
+  fs::path file = path_ / relative;
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+  return file.string();
+}
+
+process::ProcessResult run_cli(const std::vector<std::string>& arguments, const std::string& working_directory,
+                               double timeout_s) {
+  process::ProcessOptions options;
+  options.argv = {cli_path()};
+  options.argv.insert(options.argv.end(), arguments.begin(), arguments.end());
+  options.working_directory = working_directory.empty() ? source_dir() : working_directory;
+  options.timeout_s = timeout_s;
+  auto result = process::run_process(options);
+  if (!result) ADD_FAILURE() << "cannot start the CLI: " << result.status().message();
+  return result ? result.value() : process::ProcessResult{};
+}
+
+}  // namespace tritongym::testing

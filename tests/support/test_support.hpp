@@ -1,0 +1,36 @@
+// Helpers shared by the test suites: paths into the build, temporary folders, running the CLI.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "process/subprocess.hpp"
+
+namespace tritongym::testing {
+
+std::string source_dir();          // the checkout
+std::string builtin_plugin_dir();  // <build>/plugins
+std::string fixture_plugin_dir();  // <build>/tests/fixture-plugins
+std::string cli_path();            // <build>/bin/tritongym
+
+// A fresh folder under the system temp dir, removed when the object dies.
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory();
+  ~TemporaryDirectory();
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `text` to path()/relative (creating folders) and returns the full path.
+  std::string write(const std::string& relative, const std::string& text) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs the real `tritongym` with arguments, in `working_directory` (default: the checkout).
+process::ProcessResult run_cli(const std::vector<std::string>& arguments, const std::string& working_directory = "",
+                               double timeout_s = 120);
+
+}  // namespace tritongym::testing

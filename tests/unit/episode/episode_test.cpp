@@ -1,0 +1,120 @@
+#include "episode/episode.hpp"
+
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+
+#include "plugins/loader.hpp"
+#include "support/test_support.hpp"
+
+namespace tritongym::episode {
+namespace {
+
+// A tool that asks the executor to test the code, as the real `test` tool will.
+class EvaluatingTool final : public Tool {
+ public:
+  ToolSchema schema() const noexcept override {
+    return {"test", "test the code",
+            R"({"type":"object","properties":{"code":{"type":"string"},"verbose":{"type":"boolean"}},"required":["code"],"additionalProperties":false})"};
+  }
+  Result<ToolResult> call(const std::string& arguments_json, ToolServices& services) noexcept override {
+    EvaluationRequest request;
+    request.task = services.task();
+    request.source_code = std::string(boost::json::parse(arguments_json).as_object().at("code").as_string());
+    auto result = services.evaluate(request);
+    if (!result) return result.status();
+    return ToolResult{result->verdict == Verdict::passed, verdict_name(result->verdict), "{}", 0.25};
+  }
+};
+
+// Loads the real scripted backend and plays `replies_json` through it.
+class EpisodeTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<ModelBackend> scripted(const std::string& replies_json) {
+    auto report = plugins::load_plugins({testing::builtin_plugin_dir()}, registry_);
+    PluginContext context;
+    context.config_json = R"({"replies":)" + replies_json + "}";
+    auto backend = registry_.create<ModelBackend>("tritongym.backend.scripted", context);
+    EXPECT_TRUE(backend) << backend.status().to_string();
+    return backend ? std::move(backend.value()) : nullptr;
+  }
+  EpisodeSetup setup(ModelBackend* model, Budget budget = {}) {
+    EpisodeSetup setup;
+    setup.task.id = "standard/vector-add";
+    setup.model = model;
+    setup.tools["test"] = &tool_;
+    setup.budget = std::move(budget);
+    return setup;
+  }
+  plugins::Registry registry_;
+  EvaluatingTool tool_;
+};
+
+ToolCall call(const std::string& name, const std::string& arguments) { return {"c1", name, arguments}; }
+
+TEST_F(EpisodeTest, ChatGoesThroughTheBackendAndIsCharged) {
+  auto model = scripted(R"([{"content":"hello","usage":{"input_tokens":11,"output_tokens":7}}])");
+  Episode episode(setup(model.get()));
+  auto response = episode.chat({});
+  ASSERT_TRUE(response) << response.status().to_string();
+  EXPECT_EQ(response->message.content, "hello");
+  EXPECT_EQ(episode.usage().turns, 1);
+  EXPECT_EQ(episode.usage().input_tokens, 11);
+  EXPECT_EQ(episode.usage().output_tokens, 7);
+  ASSERT_EQ(episode.transcript().size(), 1u);
+}
+
+TEST_F(EpisodeTest, UnknownToolIsAMessageForTheModelAndCostsACall) {
+  auto model = scripted(R"([{"content":"x"}])");
+  Episode episode(setup(model.get()));
+  auto result = episode.call_tool(call("tset", R"({"code":"x"})"));
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->ok);
+  EXPECT_NE(result->text.find("no tool 'tset' (did you mean 'test'?)"), std::string::npos) << result->text;
+  EXPECT_EQ(episode.usage().tool_calls, 1);
+}
+
+TEST_F(EpisodeTest, MalformedArgumentsAreExplained) {
+  auto model = scripted(R"([{"content":"x"}])");
+  Episode episode(setup(model.get()));
+  auto bad_json = episode.call_tool(call("test", R"({"code": "unterminated)"));
+  EXPECT_NE(bad_json->text.find("not valid JSON"), std::string::npos) << bad_json->text;
+  auto missing = episode.call_tool(call("test", R"({})"));
+  EXPECT_NE(missing->text.find("missing required argument 'code'"), std::string::npos) << missing->text;
+  auto wrong_type = episode.call_tool(call("test", R"({"code": 5})"));
+  EXPECT_NE(wrong_type->text.find("'code' must be a string"), std::string::npos) << wrong_type->text;
+  auto extra = episode.call_tool(call("test", R"({"code": "x", "cod": 1})"));
+  EXPECT_NE(extra->text.find("unknown argument 'cod'"), std::string::npos) << extra->text;
+  EXPECT_EQ(episode.usage().tool_calls, 4);
+  EXPECT_EQ(episode.last_candidate(), "");  // none of these reached the tool
+}
+
+TEST_F(EpisodeTest, ValidCallReachesTheToolAndRecordsTheCandidate) {
+  auto model = scripted(R"([{"content":"x"}])");
+  Episode episode(setup(model.get()));
+  auto result = episode.call_tool(call("test", R"({"code":"def f(): pass"})"));
+  ASSERT_TRUE(result);
+  // No executor is configured: the harness failure is reported to the model, not hidden.
+  EXPECT_FALSE(result->ok);
+  EXPECT_NE(result->text.find("no executor"), std::string::npos) << result->text;
+  EXPECT_EQ(episode.last_candidate(), "def f(): pass");
+}
+
+TEST_F(EpisodeTest, SpentBudgetRefusesWithoutCallingTheModel) {
+  auto model = scripted(R"([{"content":"one"},{"content":"two"}])");
+  Budget budget;
+  budget.max_turns = 1;
+  budget.max_tool_calls = 1;
+  Episode episode(setup(model.get(), budget));
+  ASSERT_TRUE(episode.chat({}));
+  EXPECT_TRUE(episode.budget_exhausted());
+  auto refused = episode.chat({});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().code(), StatusCode::resource_exhausted);
+  EXPECT_NE(refused.status().message().find("max_turns (1) reached"), std::string::npos);
+  ASSERT_TRUE(episode.call_tool(call("test", R"({"code":"x"})")));
+  EXPECT_FALSE(episode.call_tool(call("test", R"({"code":"y"})")));
+  EXPECT_EQ(episode.last_candidate(), "x");
+}
+
+}  // namespace
+}  // namespace tritongym::episode

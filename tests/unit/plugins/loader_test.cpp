@@ -1,0 +1,133 @@
+#include "plugins/loader.hpp"
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+
+namespace tritongym::plugins {
+namespace {
+
+std::string fixture(const std::string& name) { return testing::fixture_plugin_dir() + "/" + name; }
+
+// Loads the one fixture plugin in folder `name` and returns the loader's message ("" if loaded).
+std::string load_fixture(const std::string& name, Registry& registry) {
+  auto manifest = read_manifest(fixture(name) + "/plugin.yaml");
+  EXPECT_TRUE(manifest) << manifest.status().to_string();
+  if (!manifest) return "no manifest";
+  return load_plugin(*manifest, registry).message();
+}
+
+TEST(Loader, LoadsAGoodPlugin) {
+  Registry registry;
+  EXPECT_EQ(load_fixture("good", registry), "");
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "fixture.workflow.good"));
+}
+
+TEST(Loader, RefusesAWrongAbiVersion) {
+  Registry registry;
+  std::string message = load_fixture("bad-abi", registry);
+  EXPECT_NE(message.find("libfixture_bad_abi.so"), std::string::npos) << message;
+  EXPECT_NE(message.find("ABI version 999"), std::string::npos) << message;
+  EXPECT_NE(message.find("this host speaks version 1"), std::string::npos) << message;
+  EXPECT_FALSE(registry.contains(PluginKind::workflow, "fixture.workflow.bad-abi"));
+}
+
+TEST(Loader, RefusesAWrongRecordSize) {
+  Registry registry;
+  std::string message = load_fixture("bad-size", registry);
+  EXPECT_NE(message.find("libfixture_bad_size.so"), std::string::npos) << message;
+  EXPECT_NE(message.find("entry record is " + std::to_string(sizeof(TritonGymPluginEntry) + 8) + " bytes"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Loader, RefusesAFingerprintMismatchNamingBothSides) {
+  Registry registry;
+  std::string message = load_fixture("bad-fingerprint", registry);
+  EXPECT_NE(message.find("built with clang-19.1, libc++"), std::string::npos) << message;
+  EXPECT_NE(message.find("this host was built with"), std::string::npos) << message;
+  EXPECT_NE(message.find("libstdc++"), std::string::npos) << message;
+}
+
+TEST(Loader, RefusesALibraryWithoutEntryPoint) {
+  Registry registry;
+  std::string message = load_fixture("no-entry", registry);
+  EXPECT_NE(message.find("libfixture_no_entry.so"), std::string::npos) << message;
+  EXPECT_NE(message.find("exports no `tritongym_plugin_entry`"), std::string::npos) << message;
+}
+
+TEST(Loader, RefusesAPluginWhoseRegistrationThrows) {
+  Registry registry;
+  std::string message = load_fixture("throwing-register", registry);
+  EXPECT_NE(message.find("registration function threw: registration exploded"), std::string::npos) << message;
+}
+
+TEST(Loader, RefusesAnIdTheManifestDoesNotDeclare) {
+  Registry registry;
+  std::string message = load_fixture("wrong-id", registry);
+  EXPECT_NE(message.find("registers 'fixture.workflow.someone-else'"), std::string::npos) << message;
+}
+
+TEST(Loader, RefusesAMissingLibrary) {
+  Registry registry;
+  std::string message = load_fixture("missing-library", registry);
+  EXPECT_NE(message.find("libfixture_never_built.so"), std::string::npos) << message;
+  EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
+}
+
+TEST(Loader, DuplicateIdIsRefusedNamingBothLibraries) {
+  Registry registry;
+  EXPECT_EQ(load_fixture("duplicate-a", registry), "");
+  std::string message = load_fixture("duplicate-b", registry);
+  EXPECT_NE(message.find("duplicate plugin id 'fixture.workflow.duplicate'"), std::string::npos) << message;
+  EXPECT_NE(message.find("libfixture_duplicate_a.so"), std::string::npos) << message;
+  EXPECT_NE(message.find("libfixture_duplicate_b.so"), std::string::npos) << message;
+}
+
+TEST(Loader, AThrowingFactoryIsAnErrorValueNamingThePlugin) {
+  Registry registry;
+  ASSERT_EQ(load_fixture("throwing-factory", registry), "");
+  PluginContext context;
+  auto created = registry.create<Workflow>("fixture.workflow.throwing-factory", context);
+  ASSERT_FALSE(created);
+  EXPECT_NE(created.status().message().find("factory threw: factory exploded"), std::string::npos);
+  EXPECT_NE(created.status().message().find("libfixture_throwing_factory.so"), std::string::npos);
+}
+
+TEST(Loader, GoesOnLoadingAfterRefusalsAndFreezes) {
+  Registry registry;
+  LoadReport report = load_plugins({testing::fixture_plugin_dir(), testing::builtin_plugin_dir()}, registry);
+  EXPECT_TRUE(registry.frozen());
+  std::map<std::string, std::string> outcome;
+  for (const auto& plugin : report.plugins) outcome[plugin.manifest.manifest_path] = plugin.loaded ? "loaded" : plugin.message;
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "fixture.workflow.good"));
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "fixture.workflow.throwing-factory"));
+  EXPECT_TRUE(registry.contains(PluginKind::suite, "tritongym.suite.directory"));
+  EXPECT_TRUE(registry.contains(PluginKind::backend, "tritongym.backend.scripted"));
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "tritongym.workflow.one-shot"));
+  // good, duplicate-a, throwing-factory and the three built-in plugins load; the rest are refused.
+  EXPECT_EQ(report.loaded_count(), 6u);
+  EXPECT_EQ(report.plugins.size(), 14u);  // 11 fixtures with readable manifests + 3 built-in
+  ASSERT_EQ(report.manifest_errors.size(), 1u);  // bad-manifest
+  EXPECT_NE(report.manifest_errors[0].message().find("did you mean 'library'"), std::string::npos);
+}
+
+TEST(Loader, SearchPathIncludesTheEnvironmentVariable) {
+  ::setenv("TRITONGYM_PLUGIN_PATH", "/first:/second", 1);
+  auto paths = plugin_search_paths({"/from-config"});
+  ::unsetenv("TRITONGYM_PLUGIN_PATH");
+  ASSERT_GE(paths.size(), 3u);
+  EXPECT_EQ(paths[paths.size() - 3], "/from-config");
+  EXPECT_EQ(paths[paths.size() - 2], "/first");
+  EXPECT_EQ(paths.back(), "/second");
+}
+
+TEST(Loader, FingerprintParsing) {
+  auto parts = parse_fingerprint("compiler=gcc-12.2;stdlib=libstdc++;cxx11abi=1;sdk=0.1");
+  EXPECT_EQ(parts["compiler"], "gcc-12.2");
+  EXPECT_EQ(parts["cxx11abi"], "1");
+  EXPECT_EQ(parts["sdk"], "0.1");
+}
+
+}  // namespace
+}  // namespace tritongym::plugins
