@@ -105,7 +105,7 @@ std::map<std::string, std::string> parse_fingerprint(const std::string& fingerpr
 std::vector<std::string> plugin_search_paths(const std::vector<std::string>& extra_paths) {
   std::vector<std::string> paths;
   fs::path bin = boost::dll::program_location().parent_path().string();
-  for (const fs::path& candidate : {bin.parent_path() / "plugins", bin.parent_path() / "lib" / "tritongym" / "plugins"}) {
+  for (const fs::path& candidate : {bin.parent_path() / "plugins", bin.parent_path() / TRITONGYM_INSTALL_PLUGIN_RELDIR}) {
     if (fs::is_directory(candidate)) {
       paths.push_back(candidate.lexically_normal().string());
       break;

@@ -25,7 +25,7 @@ struct LoadReport {
 };
 
 // Folders searched for plugins, in order: the built-in folder next to the executable
-// (<bin>/../plugins, or <prefix>/lib/tritongym/plugins when installed), `extra_paths` from the run
+// (<bin>/../plugins in a build tree, <prefix>/<libdir>/tritongym/plugins when installed), `extra_paths` from the run
 // config, then TRITONGYM_PLUGIN_PATH (colon-separated).
 std::vector<std::string> plugin_search_paths(const std::vector<std::string>& extra_paths = {});
 

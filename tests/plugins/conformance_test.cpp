@@ -13,6 +13,10 @@
 #include "support/test_support.hpp"
 
 namespace tritongym::plugins {
+
+// Test names show the plugin id, not the manifest's bytes.
+void PrintTo(const PluginManifest& manifest, std::ostream* out) { *out << manifest.id; }
+
 namespace {
 
 std::vector<std::string> conformance_paths() {
