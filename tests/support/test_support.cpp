@@ -9,10 +9,29 @@ namespace tritongym::testing {
 
 namespace fs = std::filesystem;
 
-std::string source_dir() { return TRITONGYM_SOURCE_DIR; }
-std::string builtin_plugin_dir() { return TRITONGYM_PLUGIN_BUILD_DIR; }
-std::string fixture_plugin_dir() { return TRITONGYM_FIXTURE_PLUGIN_DIR; }
-std::string cli_path() { return TRITONGYM_CLI; }
+namespace {
+// The paths are compiled in; TRITONGYM_TEST_SOURCE_DIR and TRITONGYM_TEST_BUILD_DIR relocate them
+// (the GPU machine runs these binaries from a copy of the tree: scripts/device-check.sh).
+std::string from_env(const char* variable, const std::string& fallback) {
+  const char* value = std::getenv(variable);
+  return value && *value ? value : fallback;
+}
+std::string build_dir() { return from_env("TRITONGYM_TEST_BUILD_DIR", TRITONGYM_BINARY_DIR); }
+bool relocated() { return std::getenv("TRITONGYM_TEST_BUILD_DIR") != nullptr; }
+}  // namespace
+
+std::string source_dir() { return from_env("TRITONGYM_TEST_SOURCE_DIR", TRITONGYM_SOURCE_DIR); }
+std::string builtin_plugin_dir() { return relocated() ? build_dir() + "/plugins" : TRITONGYM_PLUGIN_BUILD_DIR; }
+std::string fixture_plugin_dir() {
+  return relocated() ? build_dir() + "/tests/fixture-plugins" : TRITONGYM_FIXTURE_PLUGIN_DIR;
+}
+std::string cli_path() { return relocated() ? build_dir() + "/bin/tritongym" : TRITONGYM_CLI; }
+
+bool gpu_present() {
+  // The same test the host makes: can the driver library be opened and does it see a device?
+  auto result = run_cli({"doctor", "--json"}, "", 180);
+  return result.stdout_text.find("\"compute_capability\"") != std::string::npos;
+}
 
 TemporaryDirectory::TemporaryDirectory() {
   std::random_device random;

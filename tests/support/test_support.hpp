@@ -14,6 +14,9 @@ std::string builtin_plugin_dir();  // <build>/plugins
 std::string fixture_plugin_dir();  // <build>/tests/fixture-plugins
 std::string cli_path();            // <build>/bin/tritongym
 
+// Whether this machine has a GPU the driver can see. Tests labelled `gpu` GTEST_SKIP() without one.
+bool gpu_present();
+
 // A fresh folder under the system temp dir, removed when the object dies.
 class TemporaryDirectory {
  public:

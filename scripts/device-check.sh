@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU machine's check, in one script (shared/DEVICE.md). The host is built here, on the CPU
+# machine, and travels as a bundle of stripped binaries with the shared libraries they need, because
+# the GPU machine lacks some build dependencies and has no package registry.
+#
+#   scripts/device-check.sh bundle   (here, after scripts/setup.sh)  -> build/device-bundle/
+#   scripts/device-check.sh run      (on the GPU machine; `run` tool with carry: [build/device-bundle])
+#
+# `run` prints the machine, `tritongym doctor`, every test binary's result (the gpu-labelled tests
+# included) and a summary table last; full logs go to $OUT (or ./device-logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUNDLE=build/device-bundle
+
+bundle() {
+  rm -rf "$BUNDLE"
+  mkdir -p "$BUNDLE/bin" "$BUNDLE/lib" "$BUNDLE/plugins" "$BUNDLE/tests"
+  for exe in build/bin/*; do install -s "$exe" "$BUNDLE/bin/"; done
+  for plugin in build/plugins/*/plugin.yaml; do
+    dir=$(dirname "$plugin"); mkdir -p "$BUNDLE/plugins/$(basename "$dir")"
+    cp "$plugin" "$BUNDLE/plugins/$(basename "$dir")/"
+    for so in "$dir"/*.so; do install -s -m 644 "$so" "$BUNDLE/plugins/$(basename "$dir")/"; done
+  done
+  cp -r build/tests/fixture-plugins "$BUNDLE/tests/"
+  find "$BUNDLE/tests" -name '*.so' -exec strip {} \;
+  # The non-system shared libraries the binaries and plugins need (Boost, yaml-cpp, spdlog, fmt).
+  find "$BUNDLE" -type f \( -perm -u+x -o -name '*.so' \) -exec ldd {} \; 2>/dev/null |
+    awk '/=> \// {print $3}' | sort -u |
+    grep -E 'libboost|libyaml-cpp|libspdlog|libfmt' | while read -r lib; do cp -L "$lib" "$BUNDLE/lib/"; done
+  du -sh "$BUNDLE"
+}
+
+run() {
+  local out=${OUT:-$PWD/device-logs}
+  mkdir -p "$out"
+  export LD_LIBRARY_PATH="$PWD/$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export TRITONGYM_TEST_BUILD_DIR="$PWD/$BUNDLE" TRITONGYM_TEST_SOURCE_DIR="$PWD"
+  export TRITONGYM_PYTHON=${TRITONGYM_PYTHON:-$(command -v python3)}
+  local tg="$BUNDLE/bin/tritongym"
+  date -u +"%Y-%m-%dT%H:%M:%SZ" | tee "$out/date.txt"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/nvidia-smi.txt" || true
+  echo "== host links libcuda/libpython? (expect nothing)"
+  ldd "$tg" | grep -E 'libcuda|libpython' || echo "neither"
+  echo "== tritongym doctor"
+  "$tg" doctor | tee "$out/doctor.txt"
+  "$tg" doctor --json > "$out/doctor.json"
+  "$tg" plugins doctor | tee "$out/plugins-doctor.txt"
+  local summary=() failed=0
+  for suite in gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests; do
+    if "$BUNDLE/bin/$suite" > "$out/$suite.log" 2>&1; then status=ok; else status=FAILED; failed=1; fi
+    local passed skipped
+    passed=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$out/$suite.log" || echo 0)
+    skipped=$(grep -oP '\[  SKIPPED \] \K[0-9]+(?= test)' "$out/$suite.log" || echo 0)
+    summary+=("$(printf '%-26s %-7s passed %-4s skipped %s' "$suite" "$status" "$passed" "$skipped")")
+  done
+  grep -h -A3 'GpuDoctor' "$out/gpu_tests.log" | head -8
+  echo "== summary"
+  printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+  return $failed
+}
+
+case "${1:-}" in
+  bundle) bundle ;;
+  run) run ;;
+  *) echo "usage: $0 bundle|run" >&2; exit 2 ;;
+esac
