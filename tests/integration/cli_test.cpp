@@ -2,6 +2,8 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "support/test_support.hpp"
@@ -88,8 +90,13 @@ TEST(Cli, PluginsDoctorLoadsEachAndShowsWhyOthersFail) {
 TEST(Cli, PluginPathFromTheEnvironment) {
   process::ProcessOptions options;
   options.argv = {cli_path(), "plugins", "list"};
-  auto environment = std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"},
-                                                        {"TRITONGYM_PLUGIN_PATH", fixture_plugin_dir() + "/good"}};
+  std::map<std::string, std::string> environment;  // this process's environment, plus the variable
+  for (char** entry = environ; *entry; ++entry) {
+    std::string text = *entry;
+    size_t equals = text.find('=');
+    if (equals != std::string::npos) environment[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  environment["TRITONGYM_PLUGIN_PATH"] = fixture_plugin_dir() + "/good";
   options.environment = environment;
   auto result = process::run_process(options);
   ASSERT_TRUE(result);
