@@ -10,7 +10,6 @@ namespace tritongym::cli {
 int command_not_yet(const std::string& command, const Arguments&) {
   static const std::map<std::string, std::string> lands_with = {
       {"resume", "\"Runs, results and reports\" (the run engine and the store)"},
-      {"eval", "\"Evaluation engine\" (worker processes and executors)"},
       {"report", "\"Runs, results and reports\" (metrics and the HTML leaderboard)"},
       {"merge", "\"Runs, results and reports\" (the store)"},
   };

@@ -18,7 +18,8 @@ int command_doctor(const CliContext& context, const Arguments& arguments);
 int command_plugins(const CliContext& context, const Arguments& arguments);
 int command_tasks(const CliContext& context, const Arguments& arguments);
 int command_run(const CliContext& context, const Arguments& arguments);
-// resume, eval, report, merge: their engines land with later issues.
+int command_eval(const CliContext& context, const Arguments& arguments);
+// resume, report, merge: their engines land with later issues.
 int command_not_yet(const std::string& command, const Arguments& arguments);
 
 }  // namespace tritongym::cli

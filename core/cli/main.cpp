@@ -27,7 +27,8 @@ const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
   static const std::vector<std::pair<std::string, CommandEntry>> table = {
       {"run", {"run FILE [key.sub=value ...] [--check]: run an experiment from a YAML run file", cli::command_run}},
       {"resume", {"resume DIR: continue an interrupted run", nullptr}},
-      {"eval", {"eval --task ID --code FILE: evaluate one candidate file by hand", nullptr}},
+      {"eval", {"eval --task ID --code FILE [--executor ID|auto] [--stage S] [--json]: judge one candidate file by hand",
+                cli::command_eval}},
       {"report", {"report DIR [--html FILE] [--json]: leaderboard of a run", nullptr}},
       {"merge", {"merge DIR...: join the shards of one run into one store", nullptr}},
       {"plugins", {"plugins list|doctor [--json]: the plugins found, and whether they load", cli::command_plugins}},

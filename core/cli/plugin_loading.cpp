@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "environment/machine_probe.hpp"
 #include "log/logging.hpp"
 
 namespace tritongym::cli {
@@ -25,6 +26,7 @@ PluginContext plugin_context(const CliContext& context, plugins::Registry& regis
   plugin.config_origin = std::move(config_origin);
   plugin.project_root = context.project_root;
   if (const auto* origin = registry.origin(id)) plugin.plugin_dir = origin->manifest.directory;
+  plugin.python_executable = environment::locate_python(context.project_root).executable;
   plugin.log = &log::host_log();
   return plugin;
 }

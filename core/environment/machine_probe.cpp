@@ -206,6 +206,13 @@ void derive_capabilities(MachineReport& report) {
 
 }  // namespace
 
+std::vector<GpuInfo> probe_gpus(std::string* error) {
+  MachineReport report;
+  probe_driver(report);
+  if (error) *error = report.driver_error.empty() && report.gpus.empty() ? "no GPU visible to the driver" : report.driver_error;
+  return report.gpus;
+}
+
 PythonInfo locate_python(const std::string& project_root) {
   PythonInfo python;
   if (const char* configured = std::getenv("TRITONGYM_PYTHON"); configured && *configured) {

@@ -50,6 +50,9 @@ struct MachineReport {
 // Probes the machine. `project_root` locates the project's venv. Takes a few seconds (imports torch).
 MachineReport probe_machine(const std::string& project_root);
 
+// Only the GPUs the driver sees (dlopen of libcuda; no Python). `error` says why there are none.
+std::vector<GpuInfo> probe_gpus(std::string* error);
+
 // The Python the workers use: TRITONGYM_PYTHON, else <project_root>/.venv/bin/python, else python3.
 PythonInfo locate_python(const std::string& project_root);
 

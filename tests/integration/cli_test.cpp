@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "plugins/manifest.hpp"
 #include "support/test_support.hpp"
 
 namespace tritongym::testing {
@@ -73,7 +74,9 @@ TEST(Cli, PluginsListDoesNotRunPluginCode) {
 TEST(Cli, PluginsDoctorLoadsEachAndShowsWhyOthersFail) {
   auto clean = run_cli({"plugins", "doctor"});
   EXPECT_EQ(clean.exit_code, 0) << clean.stdout_text << clean.stderr_text;
-  EXPECT_NE(clean.stdout_text.find("3 of 3 plugins loaded"), std::string::npos) << clean.stdout_text;
+  size_t builtin = plugins::scan_manifests({builtin_plugin_dir()}).manifests.size();
+  std::string all_loaded = std::to_string(builtin) + " of " + std::to_string(builtin) + " plugins loaded";
+  EXPECT_NE(clean.stdout_text.find(all_loaded), std::string::npos) << clean.stdout_text;
 
   auto broken = run_cli({"--plugin-path", fixture_plugin_dir(), "plugins", "doctor", "--json"});
   EXPECT_EQ(broken.exit_code, 4);
@@ -206,11 +209,40 @@ TEST(Cli, RunOfAMissingFileIsAUsageError) {
 }
 
 TEST(Cli, CommandsOfLaterIssuesSaySoAndFail) {
-  for (const char* command : {"resume", "eval", "report", "merge"}) {
+  for (const char* command : {"resume", "report", "merge"}) {
     auto result = run_cli({command});
     EXPECT_EQ(result.exit_code, 5) << command;
     EXPECT_NE(result.stderr_text.find("not in this version yet"), std::string::npos) << command;
   }
+}
+
+TEST(Cli, EvalJudgesACandidateFile) {
+  std::string candidates = source_dir() + "/tests/fixtures/candidates/vector-add/";
+  auto passed = run_cli({"eval", "--task", "standard/vector-add", "--code", candidates + "correct.py", "--json",
+                         "--executor", "tritongym.executor.triton-interpreter", "--seeds", "1"});
+  ASSERT_EQ(passed.exit_code, 0) << passed.stdout_text << passed.stderr_text;
+  auto json = parse_stdout(passed);
+  EXPECT_EQ(json.at("verdict"), "passed");
+  EXPECT_EQ(json.at("executor"), "tritongym.executor.triton-interpreter");
+  EXPECT_FALSE(json.at("shapes").as_array().empty());
+
+  auto wrong = run_cli({"eval", "--task", "standard/vector-add", "--code", candidates + "wrong.py", "--seeds", "1"});
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_EQ(wrong.stdout_text.rfind("wrong_answer:", 0), 0u) << wrong.stdout_text;
+  // `auto` says which executor it chose and why.
+  EXPECT_NE(wrong.stderr_text.find("executor tritongym.executor.triton-"), std::string::npos) << wrong.stderr_text;
+}
+
+TEST(Cli, EvalExplainsBadArguments) {
+  auto unknown_task = run_cli({"eval", "--task", "standard/vector-ad", "--code", "README.md"});
+  EXPECT_EQ(unknown_task.exit_code, 2);
+  EXPECT_NE(unknown_task.stderr_text.find("did you mean 'standard/vector-add'"), std::string::npos);
+  auto missing_file = run_cli({"eval", "--task", "standard/vector-add", "--code", "no/such.py"});
+  EXPECT_EQ(missing_file.exit_code, 2);
+  auto unknown_executor = run_cli({"eval", "--task", "standard/vector-add", "--code", "README.md", "--executor", "triton-cuda"});
+  EXPECT_EQ(unknown_executor.exit_code, 4);
+  EXPECT_NE(unknown_executor.stderr_text.find("did you mean 'tritongym.executor.triton-cuda'"), std::string::npos)
+      << unknown_executor.stderr_text;
 }
 
 TEST(Cli, BadLogLevelIsAUsageError) {

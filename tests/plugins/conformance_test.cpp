@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -266,6 +268,35 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ToolPlugin);
 
 class ExecutorPlugin : public PluginConformance {};
 TEST_P(ExecutorPlugin, HonoursTheConfigContract) { expect_config_contract<Executor>(); }
+TEST_P(ExecutorPlugin, JudgesAnOracleAndAWrongCandidate) {
+  PluginContext plugin = context(GetParam().conformance_config_json);
+  const char* python = std::getenv("TRITONGYM_PYTHON");
+  std::string venv = testing::source_dir() + "/.venv/bin/python";
+  plugin.python_executable = python && *python ? python : std::filesystem::exists(venv) ? venv : "/usr/bin/python3";
+  auto executor = registry_.create<Executor>(GetParam().id, plugin);
+  ASSERT_TRUE(executor) << executor.status().to_string();
+  Status available = (*executor)->availability();
+  if (!available.is_ok()) GTEST_SKIP() << GetParam().id << " cannot run here: " << available.message();
+  EXPECT_GE((*executor)->info().parallel_slots, 1);
+  EXPECT_FALSE((*executor)->info().device.empty());
+  EvaluationRequest request;
+  request.task.id = "tiny/add-one";
+  request.task.entry_function = "add_one";
+  request.task.entry_parameters = {"x"};
+  request.task.reference_path = testing::source_dir() + "/tests/fixtures/suites/tiny/add-one/reference.py";
+  request.task.inputs_json = R"([{"name":"x","shape":["N"]}])";
+  request.task.visible_shapes = {{"visible-0", {{"N", 1000}}}};
+  request.task.dtypes = {"float32"};
+  std::ifstream oracle(testing::source_dir() + "/tests/fixtures/suites/tiny/add-one/oracle.py");
+  request.source_code.assign(std::istreambuf_iterator<char>(oracle), {});
+  auto passed = (*executor)->evaluate(request);
+  ASSERT_TRUE(passed) << passed.status().to_string();
+  EXPECT_EQ(passed->verdict, Verdict::passed) << passed->message;
+  request.source_code = "def add_one(x):\n    return x + 2\n";
+  auto wrong = (*executor)->evaluate(request);
+  ASSERT_TRUE(wrong) << wrong.status().to_string();
+  EXPECT_EQ(wrong->verdict, Verdict::wrong_answer) << wrong->message;
+}
 INSTANTIATE_TEST_SUITE_P(Conformance, ExecutorPlugin, ::testing::ValuesIn(manifests_of(PluginKind::executor)), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ExecutorPlugin);
 

@@ -1,5 +1,6 @@
 #include "task_yaml.hpp"
 
+#include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -12,6 +13,8 @@ namespace tritongym::suite_directory {
 namespace {
 
 namespace fs = std::filesystem;
+
+boost::json::value to_json(const YAML::Node& node);
 
 // Reads a YAML task file with errors that carry the file and the position of the offending node.
 class Reader {
@@ -54,6 +57,28 @@ class Reader {
     return {};
   }
 
+  // `inputs:` -> JSON text for the worker: [{name, shape, dtype, distribution, low, high, mean, std, value}]
+  Status inputs(const YAML::Node& list, std::string& out) const {
+    if (!list.IsSequence()) return error(list, "inputs must be a list, one entry per parameter of the entry function");
+    static const std::vector<std::string> keys = {"name", "shape", "dtype", "distribution", "low", "high", "mean", "std", "value"};
+    boost::json::array array;
+    for (const auto& item : list) {
+      if (Status s = check_keys(item, keys, "an input"); !s.is_ok()) return s;
+      if (!item["name"]) return error(item, "an input needs a name");
+      if (item["value"] && item["shape"]) return error(item, "an input has either a value (a scalar) or a shape (a tensor)");
+      if (item["distribution"]) {
+        static const std::vector<std::string> distributions = {"normal", "uniform", "randint"};
+        std::string name = item["distribution"].Scalar();
+        if (std::find(distributions.begin(), distributions.end(), name) == distributions.end())
+          return error(item["distribution"], "distribution '" + name + "' must be normal, uniform or randint" +
+                                                 did_you_mean(name, distributions));
+      }
+      array.push_back(to_json(item));
+    }
+    out = boost::json::serialize(array);
+    return {};
+  }
+
   Status shapes(const YAML::Node& list, const std::string& prefix, std::vector<ShapeSpec>& out) const {
     if (!list.IsSequence()) return error(list, "shapes." + prefix + " must be a list of {dim: size} mappings");
     size_t index = 0;
@@ -81,6 +106,38 @@ class Reader {
   std::string file_;
 };
 
+// Plain scalars that read as numbers become numbers; dimension names and expressions stay strings.
+boost::json::value to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: {
+      const std::string& text = node.Scalar();
+      if (node.Tag() != "!") {
+        try {
+          size_t used = 0;
+          long long integer = std::stoll(text, &used);
+          if (used == text.size()) return integer;
+          double number = std::stod(text, &used);
+          if (used == text.size()) return number;
+        } catch (...) {
+        }
+      }
+      return boost::json::string(text);
+    }
+    case YAML::NodeType::Sequence: {
+      boost::json::array array;
+      for (const auto& item : node) array.push_back(to_json(item));
+      return array;
+    }
+    case YAML::NodeType::Map: {
+      boost::json::object object;
+      for (const auto& pair : node) object[pair.first.as<std::string>()] = to_json(pair.second);
+      return object;
+    }
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::string& suite) {
@@ -96,7 +153,7 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (!root.IsMap()) return reader.error(root, "task.yaml must be a mapping");
   static const std::vector<std::string> keys = {
       "id", "split", "category", "dsl", "entry", "description", "dtypes", "shapes", "tolerance",
-      "flops", "bytes", "allowed_library_kernels", "tags"};
+      "flops", "bytes", "allowed_library_kernels", "tags", "inputs"};
   if (Status s = reader.check_keys(root, keys, "task.yaml"); !s.is_ok()) return s;
 
   TaskSpec task;
@@ -129,12 +186,17 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (Status s = reader.strings(root, "dtypes", task.dtypes); !s.is_ok()) return s;
   YAML::Node shapes = root["shapes"];
   if (!shapes) return reader.error(root, "missing required key 'shapes' ({visible: [...], held_out: [...]})");
-  if (Status s = reader.check_keys(shapes, {"visible", "held_out"}, "shapes"); !s.is_ok()) return s;
+  if (Status s = reader.check_keys(shapes, {"visible", "held_out", "small"}, "shapes"); !s.is_ok()) return s;
   if (!shapes["visible"]) return reader.error(shapes, "shapes.visible is required: the agent tests on these");
   if (Status s = reader.shapes(shapes["visible"], "visible", task.visible_shapes); !s.is_ok()) return s;
   if (shapes["held_out"])
     if (Status s = reader.shapes(shapes["held_out"], "held-out", task.held_out_shapes); !s.is_ok()) return s;
+  if (shapes["small"])
+    if (Status s = reader.shapes(shapes["small"], "small", task.small_shapes); !s.is_ok()) return s;
   if (task.visible_shapes.empty()) return reader.error(shapes["visible"], "shapes.visible must not be empty");
+  if (YAML::Node inputs = root["inputs"]) {
+    if (Status s = reader.inputs(inputs, task.inputs_json); !s.is_ok()) return s;
+  }
 
   if (YAML::Node tolerance = root["tolerance"]) {
     if (!tolerance.IsMap()) return reader.error(tolerance, "tolerance must map dtype -> {atol, rtol}");

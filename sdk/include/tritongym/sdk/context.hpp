@@ -25,6 +25,9 @@ struct PluginContext {
   std::string plugin_dir;
   // Absolute root of the TritonGym checkout or install (tasks/, workflows/ are resolved against it).
   std::string project_root;
+  // The Python that workers run (has torch and triton): TRITONGYM_PYTHON, else the project's
+  // .venv, else python3 on PATH; "" when none was found. Resolved by the host, the same for all plugins.
+  std::string python_executable;
   // Never null while the plugin object lives.
   HostLog* log = nullptr;
 };

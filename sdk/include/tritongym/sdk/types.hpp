@@ -113,6 +113,10 @@ struct TaskSpec {
   std::vector<std::string> dtypes;            // "float32", "float16", "bfloat16", ...
   std::vector<ShapeSpec> visible_shapes;      // the agent may test on these
   std::vector<ShapeSpec> held_out_shapes;     // only the final score uses these
+  std::vector<ShapeSpec> small_shapes;        // for the CPU interpreter; empty: it uses the others
+  // The entry function's arguments as task.yaml's `inputs:` list, JSON text ("[]" when reference.py
+  // generates them with make_inputs()): [{"name": "x", "shape": ["M", "N"], "distribution": "normal"}, ...]
+  std::string inputs_json = "[]";
   std::map<std::string, Tolerance> tolerance;  // per dtype
   std::string flops_formula;                  // expression over dims; "" when not given
   std::string bytes_formula;                  // expression over dims; "" when not given

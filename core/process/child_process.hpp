@@ -1,0 +1,64 @@
+// A long-lived child process (a worker) that the host talks to over two private pipes: the child
+// reads requests on fd 3 and writes replies on fd 4, one line each. Its stdout and stderr go to
+// files. It runs in its own process group; destroying the object kills the whole group.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tritongym/sdk/status.hpp"
+
+namespace tritongym::process {
+
+struct ChildOptions {
+  std::vector<std::string> argv;
+  std::optional<std::map<std::string, std::string>> environment;  // unset: inherit the host's
+  std::string working_directory;
+  std::string stdout_path = "/dev/null";  // the child's fd 1
+  std::string stderr_path = "/dev/null";  // the child's fd 2
+};
+
+class ChildProcess {
+ public:
+  static constexpr int kRequestFd = 3;  // the child reads requests here
+  static constexpr int kReplyFd = 4;    // the child writes replies here
+
+  // Starts the child. Error: it could not be started (the message names the program).
+  static Result<ChildProcess> start(const ChildOptions& options);
+
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+
+  // Writes `line` and a newline. unavailable when the child has closed its end (it died).
+  Status send_line(const std::string& line);
+  // The next line the child writes, without the newline. deadline_exceeded after timeout_s;
+  // unavailable when the child closed its end (it died or exited).
+  Result<std::string> receive_line(double timeout_s);
+
+  // Whether the process is still running (reaps it if it ended).
+  bool running();
+  // Why it ended: "exit code 3", "killed by signal 11 (SIGSEGV)"; "" while running.
+  std::string describe_end();
+  // SIGKILL to the whole process group, then reap. Idempotent.
+  void kill_group();
+
+ private:
+  ChildProcess() = default;
+  void close_pipes();
+  pid_t pid_ = -1;
+  int request_fd_ = -1;  // our write end of the child's fd 3
+  int reply_fd_ = -1;    // our read end of the child's fd 4
+  std::string buffer_;
+  std::optional<int> wait_status_;
+};
+
+}  // namespace tritongym::process

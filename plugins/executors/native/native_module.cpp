@@ -1,0 +1,140 @@
+// tritongym_native: the worker's window on the CUDA driver (device properties, memory, synchronise).
+// The driver is opened with dlopen, so the module imports on machines without a GPU and says so.
+#include <dlfcn.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+namespace py = pybind11;
+
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void*;
+
+// Attribute numbers from cuda.h (stable across CUDA versions).
+constexpr int kMultiprocessorCount = 16, kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76,
+              kL2CacheSize = 38, kMemoryBusWidth = 37, kMemoryClockRate = 36, kMaxSharedMemoryPerBlockOptin = 97;
+
+struct Driver {
+  void* handle = nullptr;
+  std::string error;
+  CUresult (*init)(unsigned) = nullptr;
+  CUresult (*driver_version)(int*) = nullptr;
+  CUresult (*device_count)(int*) = nullptr;
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_name)(char*, int, CUdevice) = nullptr;
+  CUresult (*device_memory)(size_t*, CUdevice) = nullptr;
+  CUresult (*device_attribute)(int*, int, CUdevice) = nullptr;
+  CUresult (*context_current)(CUcontext*) = nullptr;
+  CUresult (*context_synchronize)() = nullptr;
+  CUresult (*memory_info)(size_t*, size_t*) = nullptr;
+
+  Driver() {
+    handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      error = "libcuda.so.1 cannot be loaded (no NVIDIA driver)";
+      return;
+    }
+    bind(init, "cuInit");
+    bind(driver_version, "cuDriverGetVersion");
+    bind(device_count, "cuDeviceGetCount");
+    bind(device_get, "cuDeviceGet");
+    bind(device_name, "cuDeviceGetName");
+    bind(device_memory, "cuDeviceTotalMem_v2");
+    bind(device_attribute, "cuDeviceGetAttribute");
+    bind(context_current, "cuCtxGetCurrent");
+    bind(context_synchronize, "cuCtxSynchronize");
+    bind(memory_info, "cuMemGetInfo_v2");
+    if (error.empty() && init(0) != 0) error = "cuInit failed (no usable GPU)";
+  }
+  template <class F>
+  void bind(F& slot, const char* name) {
+    slot = reinterpret_cast<F>(dlsym(handle, name));
+    if (!slot && error.empty()) error = std::string("libcuda lacks ") + name;
+  }
+  bool usable() const { return error.empty(); }
+};
+
+const Driver& driver() {
+  static const Driver instance;  // never closed: unloading libcuda after cuInit is unsafe
+  return instance;
+}
+
+py::dict device_properties(int index) {
+  const Driver& d = driver();
+  if (!d.usable()) throw std::runtime_error(d.error);
+  CUdevice device = 0;
+  if (d.device_get(&device, index) != 0) throw std::runtime_error("no CUDA device " + std::to_string(index));
+  char name[256] = {};
+  d.device_name(name, sizeof name, device);
+  size_t memory = 0;
+  d.device_memory(&memory, device);
+  auto attribute = [&](int which) {
+    int value = 0;
+    d.device_attribute(&value, which, device);
+    return value;
+  };
+  py::dict out;
+  out["index"] = index;
+  out["name"] = std::string(name);
+  out["compute_capability"] = py::make_tuple(attribute(kComputeCapabilityMajor), attribute(kComputeCapabilityMinor));
+  out["total_memory_bytes"] = memory;
+  out["multiprocessors"] = attribute(kMultiprocessorCount);
+  out["l2_cache_bytes"] = attribute(kL2CacheSize);
+  out["memory_bus_width_bits"] = attribute(kMemoryBusWidth);
+  out["memory_clock_khz"] = attribute(kMemoryClockRate);
+  out["max_shared_memory_per_block_optin_bytes"] = attribute(kMaxSharedMemoryPerBlockOptin);
+  return out;
+}
+
+py::dict describe() {
+  const Driver& d = driver();
+  py::dict out;
+  out["available"] = d.usable();
+  if (!d.usable()) {
+    out["reason"] = d.error;
+    return out;
+  }
+  int version = 0, count = 0;
+  d.driver_version(&version);
+  d.device_count(&count);
+  out["cuda_driver_api_version"] = version;
+  py::list devices;
+  for (int i = 0; i < count; ++i) devices.append(device_properties(i));
+  out["devices"] = devices;
+  return out;
+}
+
+// Free and total bytes on the current context's device; None when no context is current.
+py::object memory_info() {
+  const Driver& d = driver();
+  if (!d.usable()) return py::none();
+  CUcontext context = nullptr;
+  if (d.context_current(&context) != 0 || !context) return py::none();
+  size_t free_bytes = 0, total_bytes = 0;
+  if (d.memory_info(&free_bytes, &total_bytes) != 0) return py::none();
+  return py::make_tuple(free_bytes, total_bytes);
+}
+
+// Waits for all work of the current context; returns the CUresult (0 = success).
+int synchronize() {
+  const Driver& d = driver();
+  if (!d.usable()) return -1;
+  CUcontext context = nullptr;
+  if (d.context_current(&context) != 0 || !context) return 0;
+  py::gil_scoped_release release;
+  return d.context_synchronize();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(tritongym_native, module) {
+  module.doc() = "TritonGym's native helpers for the worker (CUDA driver through dlopen).";
+  module.def("describe", &describe, "driver version and every device's properties, or why there are none");
+  module.def("device_properties", &device_properties, py::arg("index"));
+  module.def("memory_info", &memory_info, "(free, total) bytes of the current context's device, or None");
+  module.def("synchronize", &synchronize, "cuCtxSynchronize on the current context; returns the CUresult");
+}

@@ -1,0 +1,23 @@
+// The factory both Triton executor plugins share; each plugin passes its target and id.
+#pragma once
+
+#include <filesystem>
+
+#include "triton_executor.hpp"
+#include "tritongym/sdk/plugin.hpp"
+
+namespace tritongym::triton_executor {
+
+inline Result<std::unique_ptr<Executor>> create_executor(Target target, const PluginContext& context) {
+  auto config = parse_config<TritonExecutorConfig>(context.config_json);
+  if (!config) return config.status();
+  if (config->recycle_after < 1) return Status(StatusCode::invalid_config, "recycle_after must be at least 1", "/recycle_after");
+  if (config->workers < 0) return Status(StatusCode::invalid_config, "workers must be 0 (automatic) or more", "/workers");
+  std::string python = config->python.empty() ? context.python_executable : config->python;
+  // The worker package sits in <plugins>/python, beside the plugin folders (built and installed there).
+  std::string python_path = (std::filesystem::path(context.plugin_dir).parent_path() / "python").string();
+  return std::unique_ptr<Executor>(
+      std::make_unique<TritonExecutor>(target, std::move(config.value()), python, python_path, context.log));
+}
+
+}  // namespace tritongym::triton_executor

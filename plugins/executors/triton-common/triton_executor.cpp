@@ -1,0 +1,419 @@
+#include "triton_executor.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <thread>
+
+namespace tritongym::triton_executor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// How much longer than the candidate's own limit the host waits for the fork server to answer.
+constexpr double kHostGraceSeconds = 60.0;
+constexpr double kReferenceTimeoutSeconds = 900.0;
+
+std::string dims_text(const std::map<std::string, int64_t>& dims) {
+  std::string text;
+  for (const auto& [name, size] : dims) text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(size);
+  return text;
+}
+
+std::string slug(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out;
+}
+
+std::string text_of(const boost::json::object& object, const char* key) {
+  const auto* value = object.if_contains(key);
+  return value && value->is_string() ? std::string(value->as_string()) : std::string();
+}
+
+double number_of(const boost::json::object& object, const char* key) {
+  const auto* value = object.if_contains(key);
+  if (!value) return 0.0;
+  if (value->is_double()) return value->as_double();
+  if (value->is_int64()) return static_cast<double>(value->as_int64());
+  return 0.0;
+}
+
+std::optional<Verdict> parse_verdict(const std::string& name) {
+  for (Verdict verdict : {Verdict::passed, Verdict::compile_error, Verdict::runtime_error, Verdict::timeout,
+                          Verdict::crash, Verdict::oom, Verdict::wrong_answer, Verdict::flagged})
+    if (name == verdict_name(verdict)) return verdict;
+  return std::nullopt;
+}
+
+boost::json::object task_json(const TaskSpec& task) {
+  boost::system::error_code error;
+  boost::json::value inputs = boost::json::parse(task.inputs_json.empty() ? "[]" : task.inputs_json, error);
+  return {{"id", task.id}, {"reference_path", task.reference_path}, {"entry", task.entry_function},
+          {"inputs", error ? boost::json::value(boost::json::array()) : inputs}};
+}
+
+}  // namespace
+
+TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::string python,
+                               std::string python_path, HostLog* log)
+    : target_(target), config_(std::move(config)), python_(std::move(python)),
+      python_path_(std::move(python_path)), log_(log) {
+  fs::path base = config_.temp_dir.empty() ? fs::temp_directory_path() : fs::path(config_.temp_dir);
+  std::random_device random;
+  root_ = (base / ("tritongym-" + std::string(target_ == Target::cuda ? "cuda" : "interpreter") + "-" +
+                   std::to_string(random()) + std::to_string(random())))
+              .string();
+  fs::create_directories(root_ + "/reference/inputs");
+  fs::create_directories(root_ + "/reference/expected");
+  fs::create_directories(root_ + "/triton-cache");
+  std::mt19937_64 generator((static_cast<uint64_t>(random()) << 32) ^ random());
+  for (int64_t i = 0; i < std::max<int64_t>(config_.secret_seeds, 1); ++i)
+    secret_seeds_.push_back(static_cast<int64_t>(generator() >> 2));
+  capacity_ = config_.workers > 0 ? config_.workers
+                                  : (target_ == Target::interpreter
+                                         ? std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 4)
+                                         : 1);
+}
+
+TritonExecutor::~TritonExecutor() {
+  {
+    std::lock_guard lock(pool_mutex_);
+    idle_.clear();  // kills the idle workers' process groups
+  }
+  reference_.reset();
+  if (!config_.keep_folders) {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+}
+
+WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) const {
+  WorkerLaunch launch;
+  launch.python = python_;
+  launch.role = role;
+  launch.device = target_ == Target::cuda ? "cuda" : "cpu";
+  launch.root = root_ + "/" + role + (role == "candidate" ? "-" + std::to_string(slot) : std::string());
+  launch.triton_cache = root_ + "/triton-cache";
+  launch.memory_limit_bytes = target_ == Target::interpreter ? config_.memory_limit_mb << 20 : 0;
+  launch.start_timeout_s = config_.worker_start_timeout_s;
+  launch.environment = minimal_environment(config_.pass_environment);
+  launch.environment["PYTHONPATH"] = python_path_;
+  launch.environment["HOME"] = launch.root;
+  launch.environment["TMPDIR"] = launch.root;
+  launch.environment["TRITON_CACHE_DIR"] = launch.triton_cache;
+  launch.environment["PYTHONDONTWRITEBYTECODE"] = "1";
+  if (target_ == Target::interpreter) {
+    launch.environment["TRITON_INTERPRET"] = "1";
+    launch.environment["CUDA_VISIBLE_DEVICES"] = "";
+  } else if (role == "candidate" && reference_) {
+    // One GPU per candidate worker, round robin over the devices the reference worker saw.
+    const auto* devices = reference_->hello().if_contains("cuda_devices");
+    int64_t count = devices && devices->is_int64() ? std::max<int64_t>(devices->as_int64(), 1) : 1;
+    launch.environment["CUDA_VISIBLE_DEVICES"] = std::to_string(slot % count);
+  }
+  return launch;
+}
+
+Status TritonExecutor::ensure_reference_worker() const {
+  if (availability_ && !availability_->is_ok()) return *availability_;
+  if (reference_ && reference_->healthy()) return {};
+  if (python_.empty())
+    return *(availability_ = Status(StatusCode::unavailable,
+                                    "no Python for the workers: run scripts/setup.sh or set TRITONGYM_PYTHON"));
+  auto started = Worker::start(launch_for("reference", 0));
+  if (!started) return *(availability_ = started.status());
+  reference_ = std::move(started.value());
+  if (target_ == Target::cuda) {
+    const auto* devices = reference_->hello().if_contains("cuda_devices");
+    if (!devices || !devices->is_int64() || devices->as_int64() < 1) {
+      reference_.reset();
+      return *(availability_ = Status(StatusCode::unavailable,
+                                      "no GPU: torch in " + python_ + " sees no CUDA device (use triton-interpreter)"));
+    }
+  }
+  availability_ = Status();
+  return {};
+}
+
+Status TritonExecutor::availability() const noexcept {
+  try {
+    std::lock_guard lock(reference_mutex_);
+    return ensure_reference_worker();
+  } catch (const std::exception& error) {
+    return Status(StatusCode::internal, std::string("availability check failed: ") + error.what());
+  }
+}
+
+ExecutorInfo TritonExecutor::info() const noexcept {
+  ExecutorInfo info;
+  info.parallel_slots = capacity_;
+  info.reports_performance = target_ == Target::cuda;
+  if (target_ == Target::interpreter) {
+    info.device = "cpu (Triton interpreter)";
+  } else {
+    std::lock_guard lock(reference_mutex_);
+    info.device = reference_ ? text_of(reference_->hello(), "device_name") : "cuda";
+  }
+  return info;
+}
+
+std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationRequest& request) const {
+  const TaskSpec& task = request.task;
+  std::vector<ShapeSpec> shapes;
+  bool small = target_ == Target::interpreter && !task.small_shapes.empty();
+  if (small) {
+    shapes = task.small_shapes;
+  } else {
+    shapes = task.visible_shapes;
+    if (request.shapes == ShapeSet::held_out || request.stage == EvaluationStage::final_score)
+      shapes.insert(shapes.end(), task.held_out_shapes.begin(), task.held_out_shapes.end());
+  }
+  std::vector<std::string> dtypes = task.dtypes.empty() ? std::vector<std::string>{"float32"} : task.dtypes;
+  int64_t seeds = request.stage == EvaluationStage::compile
+                      ? 1
+                      : std::clamp<int64_t>(request.seeds_per_shape, 1, static_cast<int64_t>(secret_seeds_.size()));
+  if (request.stage == EvaluationStage::compile) {
+    shapes.resize(std::min<size_t>(shapes.size(), 1));
+    dtypes.resize(1);
+  }
+  std::vector<Case> cases;
+  for (const auto& shape : shapes) {
+    for (const auto& dtype : dtypes) {
+      for (int64_t s = 0; s < seeds; ++s) {
+        Case c;
+        c.shape = dtypes.size() > 1 ? shape.name + "/" + dtype : shape.name;
+        c.key = c.shape + "/seed-" + std::to_string(s);
+        c.dims = shape.dims;
+        c.dtype = dtype;
+        c.seed = secret_seeds_[static_cast<size_t>(s)];
+        std::string identity = task.id + "|" + task.reference_path + "|" + task.inputs_json + "|" + dims_text(c.dims) +
+                               "|" + dtype + "|" + std::to_string(c.seed);
+        std::ostringstream name;
+        name << slug(task.id) << "-" << std::hex << std::hash<std::string>{}(identity) << ".pt";
+        c.inputs = root_ + "/reference/inputs/" + name.str();
+        c.expected = root_ + "/reference/expected/" + name.str();
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  return cases;
+}
+
+Status TritonExecutor::prepare_references(const TaskSpec& task, const std::vector<Case>& cases) {
+  std::lock_guard lock(reference_mutex_);
+  if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
+  boost::json::array missing;
+  for (const auto& c : cases) {
+    if (prepared_.count(c.expected)) continue;
+    boost::json::object dims;
+    for (const auto& [name, size] : c.dims) dims[name] = size;
+    missing.push_back({{"key", c.key}, {"dims", dims}, {"dtype", c.dtype}, {"seed", c.seed},
+                       {"inputs", c.inputs}, {"reference", c.expected}});
+  }
+  if (missing.empty()) return {};
+  if (task.reference_path.empty())
+    return Status(StatusCode::failed_precondition, "task " + task.id + " has no reference.py");
+  auto reply = reference_->request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", missing}},
+                                   kReferenceTimeoutSeconds);
+  if (!reply) {
+    reference_.reset();
+    return Status(StatusCode::internal, "the reference worker failed on task " + task.id + ": " + reply.status().message());
+  }
+  if (!reply->at("ok").as_bool())
+    return Status(StatusCode::internal, "the reference of task " + task.id + " failed: " + text_of(*reply, "error"));
+  for (const auto& c : cases) prepared_.insert(c.expected);
+  return {};
+}
+
+Result<boost::json::object> TritonExecutor::compare(const std::vector<Case>& cases, const std::string& folder,
+                                                    const TaskSpec& task) {
+  boost::json::array requested;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    boost::json::object entry{{"key", c.key}, {"inputs", c.inputs}, {"reference", c.expected},
+                              {"output", folder + "/out-" + std::to_string(i) + ".pt"}, {"dtype", c.dtype}};
+    if (auto tolerance = task.tolerance.find(c.dtype); tolerance != task.tolerance.end()) {
+      entry["atol"] = tolerance->second.atol;
+      entry["rtol"] = tolerance->second.rtol;
+    }
+    requested.push_back(std::move(entry));
+  }
+  std::lock_guard lock(reference_mutex_);
+  if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
+  auto reply = reference_->request({{"op", "compare"}, {"cases", requested}}, kReferenceTimeoutSeconds);
+  if (!reply) {
+    reference_.reset();
+    return Status(StatusCode::internal, "the reference worker failed while comparing: " + reply.status().message());
+  }
+  if (!reply->at("ok").as_bool()) return Status(StatusCode::internal, "comparison failed: " + text_of(*reply, "error"));
+  return reply;
+}
+
+Result<std::unique_ptr<Worker>> TritonExecutor::acquire_worker() {
+  int64_t slot = 0;
+  {
+    std::unique_lock lock(pool_mutex_);
+    pool_changed_.wait(lock, [&] { return !idle_.empty() || running_workers_ < capacity_; });
+    if (!idle_.empty()) {
+      auto worker = std::move(idle_.back());
+      idle_.pop_back();
+      return worker;
+    }
+    ++running_workers_;
+    slot = next_slot_++;
+  }
+  WorkerLaunch launch;
+  {
+    std::lock_guard lock(reference_mutex_);  // launch_for reads the reference worker's device count
+    launch = launch_for("candidate", slot);
+  }
+  auto started = Worker::start(launch);
+  if (!started) release_worker(nullptr, false);
+  return started;
+}
+
+void TritonExecutor::release_worker(std::unique_ptr<Worker> worker, bool keep) {
+  std::lock_guard lock(pool_mutex_);
+  if (worker && keep && worker->healthy() && worker->evaluations < config_.recycle_after) {
+    idle_.push_back(std::move(worker));
+  } else {
+    if (worker) worker->kill();
+    --running_workers_;
+  }
+  pool_changed_.notify_one();
+}
+
+Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& request) noexcept {
+  try {
+    if (request.stage == EvaluationStage::benchmark || request.stage == EvaluationStage::profile)
+      return Status(StatusCode::unimplemented, std::string(stage_name(request.stage)) +
+                                                   " lands with the timing issue (CUPTI); compile and test work now");
+    std::vector<Case> cases = plan_cases(request);
+    if (cases.empty()) return Status(StatusCode::failed_precondition, "task " + request.task.id + " has no shapes");
+    if (Status prepared = prepare_references(request.task, cases); !prepared.is_ok()) return prepared;
+
+    auto acquired = acquire_worker();
+    if (!acquired) return acquired.status();
+    std::unique_ptr<Worker> worker = std::move(acquired.value());
+    worker->evaluations += 1;
+
+    boost::json::array run_cases;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      boost::json::object entry{{"key", cases[i].key}, {"inputs", cases[i].inputs}};
+      if (request.stage != EvaluationStage::compile) entry["output"] = "out-" + std::to_string(i) + ".pt";
+      run_cases.push_back(std::move(entry));
+    }
+    boost::json::object run{{"op", "run"},           {"stage", stage_name(request.stage)},
+                            {"code", request.source_code}, {"entry", request.task.entry_function},
+                            {"cases", run_cases},    {"timeout_s", request.timeout_s},
+                            {"keep_folder", config_.keep_folders}};
+    auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
+
+    EvaluationResult result;
+    boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
+                               {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
+    if (!reply) {
+      // The fork server itself hung or died: the candidate took the whole worker down.
+      bool hung = reply.status().code() == StatusCode::deadline_exceeded;
+      release_worker(std::move(worker), false);
+      result.verdict = hung ? Verdict::timeout : Verdict::crash;
+      result.message = hung ? "the candidate did not finish in time and its worker was replaced"
+                            : "the candidate crashed its worker: " + reply.status().message();
+      record["error"] = reply.status().message();
+      result.record_json = boost::json::serialize(record);
+      return result;
+    }
+    if (!reply->at("ok").as_bool()) {
+      release_worker(std::move(worker), false);
+      return Status(StatusCode::internal, "the candidate worker failed: " + text_of(*reply, "error"));
+    }
+    result.stdout_text = text_of(*reply, "stdout");
+    result.stderr_text = text_of(*reply, "stderr");
+    result.wall_seconds = number_of(*reply, "wall_seconds");
+    for (const char* key : {"kernels", "sandbox", "cases"})
+      if (const auto* value = reply->if_contains(key)) record[key] = *value;
+    std::string verdict = text_of(*reply, "verdict");
+    std::string folder = text_of(*reply, "folder");
+
+    if (!verdict.empty()) {
+      release_worker(std::move(worker), true);
+      result.verdict = parse_verdict(verdict).value_or(Verdict::runtime_error);
+      result.message = text_of(*reply, "message");
+      result.record_json = boost::json::serialize(record);
+      return result;
+    }
+    // The candidate ran every case. An output that is not a plain, fresh tensor fails here.
+    std::string bad_output;
+    for (const auto& c : reply->at("cases").as_array()) {
+      const auto& entry = c.as_object();
+      if (text_of(entry, "status") == "bad_output" && bad_output.empty())
+        bad_output = text_of(entry, "key") + ": " + text_of(entry, "error");
+    }
+    if (request.stage == EvaluationStage::compile || !bad_output.empty()) {
+      release_worker(std::move(worker), true);
+      result.verdict = bad_output.empty() ? Verdict::passed : Verdict::wrong_answer;
+      result.message = bad_output.empty() ? "compiled and ran on one shape (not checked for correctness)" : bad_output;
+      result.record_json = boost::json::serialize(record);
+      return result;
+    }
+    auto compared = compare(cases, folder, request.task);
+    release_worker(std::move(worker), true);  // only now: the next run may remove the output folder
+    if (!compared) return compared.status();
+
+    // Per shape: the worst case over its seeds (and dtypes, when the shape label includes one).
+    std::map<std::string, ShapeOutcome> by_shape;
+    std::vector<std::string> order;
+    const auto& compared_cases = compared->at("cases").as_array();
+    for (size_t i = 0; i < cases.size() && i < compared_cases.size(); ++i) {
+      const auto& entry = compared_cases[i].as_object();
+      auto [slot, inserted] = by_shape.try_emplace(cases[i].shape);
+      ShapeOutcome& shape = slot->second;
+      if (inserted) {
+        order.push_back(cases[i].shape);
+        shape.shape = cases[i].shape;
+        shape.passed = true;
+      }
+      bool passed = entry.at("passed").as_bool();
+      shape.max_abs_error = std::max(shape.max_abs_error, number_of(entry, "max_abs_error"));
+      shape.max_rel_error = std::max(shape.max_rel_error, number_of(entry, "max_rel_error"));
+      if (!passed && shape.passed) {
+        std::string problem = text_of(entry, "problem");
+        shape.first_mismatch = "(" + dims_text(cases[i].dims) + ") " +
+                               (problem.empty() ? text_of(entry, "first_mismatch") : problem);
+      }
+      shape.passed = shape.passed && passed;
+    }
+    record["comparison"] = compared->at("cases");
+    size_t failing = 0;
+    double worst_abs = 0.0;
+    std::string details;
+    for (const auto& name : order) {
+      const ShapeOutcome& shape = by_shape[name];
+      result.shapes.push_back(shape);
+      worst_abs = std::max(worst_abs, shape.max_abs_error);
+      if (!shape.passed) {
+        ++failing;
+        details += "\n  " + name + " " + shape.first_mismatch;
+      }
+    }
+    result.verdict = failing == 0 ? Verdict::passed : Verdict::wrong_answer;
+    std::ostringstream message;
+    if (failing == 0) {
+      message << "passed " << order.size() << " shape(s) x " << cases.size() / std::max<size_t>(order.size(), 1)
+              << " random input set(s); max abs error " << worst_abs
+              << (worst_abs <= 0.01 ? " (within TritonGym's 0.01)" : " (above TritonGym's 0.01)");
+    } else {
+      message << "wrong answer on " << failing << " of " << order.size() << " shape(s):" << details;
+    }
+    result.message = message.str();
+    result.record_json = boost::json::serialize(record);
+    return result;
+  } catch (const std::exception& error) {
+    return Status(StatusCode::internal, std::string("triton executor: ") + error.what());
+  }
+}
+
+}  // namespace tritongym::triton_executor

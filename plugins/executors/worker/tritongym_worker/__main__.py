@@ -1,0 +1,88 @@
+"""python -m tritongym_worker --role reference|candidate --device cpu|cuda --root DIR ..."""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import traceback
+from typing import Any
+
+from .protocol import Channel
+
+
+def _hello(role: str, device: str) -> dict[str, Any]:
+    import torch
+    import triton
+
+    from .sandbox import landlock_abi
+
+    info: dict[str, Any] = {
+        "ok": True, "role": role, "pid": os.getpid(), "python": platform.python_version(),
+        "torch": torch.__version__, "triton": triton.__version__, "device": device,
+        "interpreter": os.environ.get("TRITON_INTERPRET") == "1", "landlock_abi": landlock_abi(),
+    }
+    try:
+        import tritongym_native  # the pybind11 module; optional
+
+        info["native"] = tritongym_native.describe()
+    except ImportError as error:
+        info["native"] = {"available": False, "reason": str(error)}
+    if device.startswith("cuda") and role == "reference":
+        # The trusted role may touch CUDA; the candidate fork server must not (its children do).
+        info["cuda_devices"] = torch.cuda.device_count()
+        info["device_name"] = torch.cuda.get_device_name(0) if torch.cuda.device_count() else ""
+    return info
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="tritongym_worker")
+    parser.add_argument("--role", choices=["reference", "candidate"], required=True)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--root", required=True, help="the worker's own folder")
+    parser.add_argument("--triton-cache", default="")
+    parser.add_argument("--memory-limit-bytes", type=int, default=0)
+    args = parser.parse_args()
+    os.makedirs(args.root, exist_ok=True)
+
+    channel = Channel()
+    import torch  # noqa: F401  (imported once, before any request: this is what keeps the worker warm)
+    import triton  # noqa: F401
+
+    if args.role == "reference":
+        from .reference import ReferenceRole
+
+        handler: Any = ReferenceRole(args.device)
+    else:
+        from .candidate import CandidateRole
+
+        handler = CandidateRole(args.device, args.root, args.triton_cache or os.path.join(args.root, "triton-cache"),
+                                args.memory_limit_bytes)
+
+    while True:
+        request = channel.receive()
+        if request is None or request.get("op") == "exit":
+            return 0
+        op = request.get("op")
+        try:
+            if op == "hello":
+                reply = _hello(args.role, args.device)
+            elif op in ("prepare", "compare") and args.role == "reference":
+                reply = getattr(handler, op)(request)
+            elif op == "run" and args.role == "candidate":
+                reply = handler.run(request)
+            else:
+                reply = {"ok": False, "error": f"the {args.role} worker has no operation '{op}'"}
+        except BaseException as error:
+            reply = {"ok": False, "error": "".join(traceback.format_exception_only(type(error), error)).strip(),
+                     "traceback": traceback.format_exc()[-4000:]}
+            fatal = "CUDA error" in str(error)
+            channel.send(reply)
+            if fatal:  # a sticky CUDA error: the host respawns the worker
+                return 3
+            continue
+        channel.send(reply)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

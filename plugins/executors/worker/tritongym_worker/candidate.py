@@ -1,0 +1,261 @@
+"""The candidate role: a fork server. The parent imports torch and triton once and never runs
+candidate code; each request runs in a forked child, in its own process group and folder, under
+Landlock, that reports over a pipe and exits. A hang, a crash or a CUDA fault kills only the child."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import time
+import traceback
+from typing import Any
+
+from . import diagnostics, sandbox
+
+MAX_CAPTURE_BYTES = 64 * 1024
+
+
+class CandidateRole:
+    def __init__(self, device: str, root: str, triton_cache: str, memory_limit_bytes: int) -> None:
+        self.device = device
+        self.root = root
+        self.triton_cache = triton_cache
+        self.memory_limit_bytes = memory_limit_bytes
+        self.sandbox = "not applied yet"
+        self._count = 0
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._count += 1
+        folder = os.path.join(self.root, f"eval-{self._count}")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        source_path = os.path.join(folder, "candidate.py")
+        with open(source_path, "w") as handle:
+            handle.write(request["code"])
+        read_fd, write_fd = os.pipe()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(read_fd)
+            _child_main(self, request, folder, source_path, write_fd)
+        os.close(write_fd)
+        reply = self._wait(pid, read_fd, float(request.get("timeout_s", 60.0)))
+        reply["wall_seconds"] = time.monotonic() - started
+        reply["stdout"] = _read_capped(os.path.join(folder, "stdout.txt"))
+        reply["stderr"] = _read_capped(os.path.join(folder, "stderr.txt"))
+        reply["folder"] = folder
+        if not request.get("keep_folder"):
+            _remove_later(self.root, folder)
+        return reply
+
+    def _wait(self, pid: int, read_fd: int, timeout_s: float) -> dict[str, Any]:
+        """Reads the child's report until the child exits (not until the pipe closes: a process the
+        candidate started may hold the pipe open) or the time runs out."""
+        deadline = time.monotonic() + timeout_s
+        data = b""
+        timed_out = False
+        status = None
+        os.set_blocking(read_fd, False)
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                ready, _, _ = select.select([pipe], [], [], min(remaining, 0.05))
+                if ready:
+                    data += _drain(pipe)
+                finished, wait_status = os.waitpid(pid, os.WNOHANG)
+                if finished == pid:
+                    status = wait_status
+                    data += _drain(pipe)
+                    break
+        if timed_out:
+            _kill_group(pid)
+            _, status = os.waitpid(pid, 0)
+        survivors = _kill_group(pid)  # whatever the candidate started dies with it
+        if timed_out:
+            return {"ok": True, "verdict": "timeout",
+                    "message": f"the candidate did not finish within {timeout_s:g} s and was killed"}
+        reply = json.loads(data) if data else {"ok": True}
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
+            hint = " (possibly out of memory)" if number == signal.SIGKILL else ""
+            reply.update({"verdict": "crash", "message": f"the candidate's process was killed by {name}{hint}"
+                          + (f" after: {reply.get('message')}" if reply.get("message") else "")})
+        elif not data:
+            reply.update({"verdict": "crash",
+                          "message": f"the candidate's process exited with code {os.WEXITSTATUS(status)} "
+                                     "before reporting (did it call exit()?)"})
+        elif survivors and reply.get("verdict") in (None, "passed"):
+            reply.update({"verdict": "runtime_error",
+                          "message": "the candidate started processes that outlived it; candidates may not fork"})
+        return reply
+
+
+def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int) -> None:
+    exit_code = 0
+    reply: dict[str, Any] = {"ok": True}
+    try:
+        os.setpgid(0, 0)
+        for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
+            target = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(target, fd)
+            os.close(target)
+        sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+        sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+        os.environ.update({"TMPDIR": folder, "HOME": folder})
+        os.chdir(folder)
+        if not role.device.startswith("cuda"):
+            sandbox.limit_memory(role.memory_limit_bytes)
+        input_folders = sorted({os.path.dirname(case["inputs"]) for case in request.get("cases", [])})
+        role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
+                                                   [folder, role.triton_cache, "/dev"])
+        reply["sandbox"] = role.sandbox
+        reply.update(_run_candidate(role, request, source_path))
+        exit_code = 3 if reply.get("cuda_fault") else 0
+    except BaseException as error:  # the harness's own failure inside the child
+        reply = {"ok": True, "verdict": "runtime_error",
+                 "message": "harness error in the candidate process: " + "".join(
+                     traceback.format_exception_only(type(error), error)).strip()}
+        exit_code = 4
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        payload = json.dumps(reply, default=str).encode()
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(report_fd, view):]
+    finally:
+        os._exit(exit_code)
+
+
+def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: str) -> dict[str, Any]:
+    import torch
+
+    entry_name = request["entry"]
+    try:
+        spec = importlib.util.spec_from_file_location("candidate", source_path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["candidate"] = module
+        spec.loader.exec_module(module)
+    except BaseException as error:
+        return {"verdict": "compile_error", "message": diagnostics.describe(error, source_path)}
+    entry = getattr(module, entry_name, None)
+    if not callable(entry):
+        return {"verdict": "compile_error",
+                "message": f"candidate.py defines no function `{entry_name}` (the task's entry point)"}
+
+    results = []
+    for case in request.get("cases", []):
+        outcome: dict[str, Any] = {"key": case["key"], "status": "ok"}
+        try:
+            inputs = torch.load(case["inputs"], weights_only=True)["inputs"]
+            inputs = [value.to(role.device) if isinstance(value, torch.Tensor) else value for value in inputs]
+            _poison_allocator(inputs, role.device)
+            started = time.perf_counter()
+            with torch.no_grad():
+                returned = entry(*inputs)
+            if role.device.startswith("cuda"):
+                torch.cuda.synchronize()
+            outcome["seconds"] = time.perf_counter() - started
+            outputs = list(returned) if isinstance(returned, (tuple, list)) else [returned]
+            problem = _check_outputs(outputs, inputs, role.device)
+            if problem:
+                outcome.update({"status": "bad_output", "error": problem})
+            elif case.get("output"):
+                torch.save({"outputs": [o.detach().cpu() for o in outputs],
+                            "inputs_after": [v.detach().cpu() if isinstance(v, torch.Tensor) else v for v in inputs]},
+                           case["output"])
+        except BaseException as error:
+            verdict = diagnostics.classify(error, during_import=False)
+            results.append({**outcome, "status": "error"})
+            reply = {"verdict": verdict, "message": diagnostics.describe(error, source_path), "cases": results,
+                     "cuda_fault": diagnostics.is_cuda_fault(error)}
+            if not reply["cuda_fault"]:
+                reply["kernels"] = diagnostics.compiled_kernels(module)
+            return reply
+        results.append(outcome)
+    return {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module)}
+
+
+def _check_outputs(outputs: list[Any], inputs: list[Any], device: str) -> str:
+    import torch
+
+    for index, output in enumerate(outputs):
+        label = "the output" if len(outputs) == 1 else f"output {index}"
+        if type(output) is not torch.Tensor:  # subclasses (lazy or deferred tensors) are not allowed
+            return f"{label} is a {type(output).__module__}.{type(output).__name__}, not a plain torch.Tensor"
+        if output.device.type != torch.device(device).type:
+            return f"{label} is on {output.device}, expected {device}"
+        start = output.untyped_storage().data_ptr()
+        end = start + output.untyped_storage().nbytes()
+        for position, value in enumerate(inputs):
+            if isinstance(value, torch.Tensor) and value.untyped_storage().nbytes() > 0:
+                other = value.untyped_storage().data_ptr()
+                if start < other + value.untyped_storage().nbytes() and other < end:
+                    return f"{label} shares memory with input {position}; return a new tensor"
+    return ""
+
+
+def _poison_allocator(inputs: list[Any], device: str) -> None:
+    """Fills memory the CUDA caching allocator will hand out next with NaN (0xFF bytes), so an output
+    the candidate allocates but never writes cannot pass by luck."""
+    if not device.startswith("cuda"):
+        return
+    import torch
+
+    nbytes = sum(v.untyped_storage().nbytes() for v in inputs if isinstance(v, torch.Tensor))
+    block = torch.empty(max(4 * nbytes, 1 << 20), dtype=torch.uint8, device=device)
+    block.fill_(0xFF)
+    del block
+
+
+def _drain(pipe: Any) -> bytes:
+    data = b""
+    while True:
+        try:
+            chunk = pipe.read(1 << 16)
+        except BlockingIOError:
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def _kill_group(pid: int) -> bool:
+    """Kills the process group of a child; True if anything was still alive in it."""
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _read_capped(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CAPTURE_BYTES + 1)
+    except OSError:
+        return ""
+    text = data[:MAX_CAPTURE_BYTES].decode(errors="replace")
+    return text + ("\n... (output truncated)" if len(data) > MAX_CAPTURE_BYTES else "")
+
+
+def _remove_later(root: str, keep: str) -> None:
+    """Keeps the last folder (useful when debugging) and removes older ones."""
+    for name in os.listdir(root):
+        path = os.path.join(root, name)
+        if name.startswith("eval-") and path != keep:
+            shutil.rmtree(path, ignore_errors=True)

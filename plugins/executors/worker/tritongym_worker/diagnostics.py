@@ -1,0 +1,77 @@
+"""What the model reads when its candidate fails: errors with line numbers of candidate.py, and the
+registers, shared memory and spills of the kernels it compiled."""
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+MAX_MESSAGE_CHARS = 4000
+
+
+def classify(error: BaseException, during_import: bool) -> str:
+    """The verdict an exception earns: compile_error, oom or runtime_error."""
+    name = type(error).__name__
+    if during_import or isinstance(error, SyntaxError) or name in {"CompilationError", "CompileTimeAssertionFailure"}:
+        return "compile_error"
+    text = str(error)
+    if isinstance(error, MemoryError) or name == "OutOfMemoryError" or "out of memory" in text \
+            or "can't allocate memory" in text:
+        return "oom"
+    return "runtime_error"
+
+
+def is_cuda_fault(error: BaseException) -> bool:
+    """A sticky CUDA error (illegal address, launch failure): the process must exit afterwards."""
+    text = str(error)
+    return "CUDA error" in text or "illegal memory access" in text or "an illegal instruction" in text \
+        or "unspecified launch failure" in text or "misaligned address" in text
+
+
+def describe(error: BaseException, candidate_path: str) -> str:
+    """The exception with the traceback frames inside candidate.py only (the harness's frames would
+    only distract), its line numbers those of the file the model wrote."""
+    lines: list[str] = []
+    if isinstance(error, SyntaxError) and error.filename == candidate_path:
+        lines.append(f"candidate.py, line {error.lineno}: {error.msg}")
+        if error.text:
+            lines.append("    " + error.text.rstrip())
+    else:
+        for frame in traceback.extract_tb(error.__traceback__):
+            if frame.filename == candidate_path:
+                lines.append(f"candidate.py, line {frame.lineno}, in {frame.name}")
+                if frame.line:
+                    lines.append("    " + frame.line)
+        message = str(error).replace(candidate_path, "candidate.py")
+        lines.append(f"{type(error).__name__}: {message}".rstrip())
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "\n... (truncated)"
+
+
+def compiled_kernels(module: Any) -> list[dict[str, Any]]:
+    """Registers, spills and shared memory of every kernel the candidate's module compiled."""
+    try:
+        from triton.runtime.jit import JITFunction
+    except ImportError:
+        return []
+    found: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for value in list(vars(module).values()):
+        function = value
+        while function is not None and not isinstance(function, JITFunction):
+            function = getattr(function, "fn", None)  # Autotuner and Heuristics wrap a JITFunction
+        if function is None or id(function) in seen:
+            continue
+        seen.add(id(function))
+        for device_cache in getattr(function, "device_caches", {}).values():
+            kernel_cache = device_cache[0] if isinstance(device_cache, tuple) else {}
+            for kernel in list(kernel_cache.values()):
+                metadata = getattr(kernel, "metadata", None)
+                found.append({
+                    "name": getattr(metadata, "name", getattr(function, "__name__", "?")),
+                    "registers": getattr(kernel, "n_regs", None),
+                    "spills": getattr(kernel, "n_spills", None),
+                    "shared_memory_bytes": getattr(metadata, "shared", None),
+                    "num_warps": getattr(metadata, "num_warps", None),
+                    "num_stages": getattr(metadata, "num_stages", None),
+                })
+    return found

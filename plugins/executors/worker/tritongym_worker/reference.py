@@ -1,0 +1,171 @@
+"""The trusted role: inputs, reference outputs, and the comparison of candidate outputs.
+
+This process never imports candidate code. Candidate outputs reach it as files it loads with
+torch.load(weights_only=True), which cannot run code."""
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+from typing import Any
+
+import torch
+
+from .inputs import make_inputs
+
+DEFAULT_TOLERANCE = {
+    "float32": (1e-5, 1e-5), "float64": (1e-8, 1e-8), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
+    "float8_e4m3fn": (1e-1, 1e-1), "float8_e5m2": (1e-1, 1e-1),
+}
+TRITONGYM_MAX_ABS = 0.01  # TritonGym's rule, reported beside the task's own tolerance
+
+
+class ReferenceRole:
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self._modules: dict[str, Any] = {}
+
+    def _reference_module(self, path: str) -> Any:
+        if path not in self._modules:
+            spec = importlib.util.spec_from_file_location(f"reference_{len(self._modules)}", path)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"cannot load reference {path}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            if not hasattr(module, "reference"):
+                raise ValueError(f"{path} defines no function `reference`")
+            self._modules[path] = module
+        return self._modules[path]
+
+    def prepare(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Writes inputs/<key>.pt and reference/<key>.pt for each case that has none yet."""
+        task = request["task"]
+        module = self._reference_module(task["reference_path"])
+        prepared = []
+        for case in request["cases"]:
+            inputs_path, reference_path = case["inputs"], case["reference"]
+            if not (os.path.exists(inputs_path) and os.path.exists(reference_path)):
+                values = make_inputs(task.get("inputs", []), getattr(module, "make_inputs", None), case["dims"],
+                                     case["dtype"], int(case["seed"]), self.device)
+                with torch.no_grad():
+                    expected = module.reference(*values)
+                outputs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+                for index, output in enumerate(outputs):
+                    if not isinstance(output, torch.Tensor):
+                        raise ValueError(f"reference output {index} is {type(output).__name__}, not a tensor")
+                if self.device.startswith("cuda"):
+                    torch.cuda.synchronize()
+                _save_atomically({"inputs": [_to_cpu(v) for v in values]}, inputs_path)
+                _save_atomically({"outputs": [o.detach().cpu() for o in outputs]}, reference_path)
+            prepared.append({"key": case["key"]})
+        return {"ok": True, "cases": prepared}
+
+    def compare(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "cases": [self._compare_case(case) for case in request["cases"]]}
+
+    def _compare_case(self, case: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {"key": case["key"], "passed": False, "max_abs_error": 0.0, "max_rel_error": 0.0,
+                                  "first_mismatch": "", "problem": ""}
+        atol, rtol = case.get("atol"), case.get("rtol")
+        if atol is None or rtol is None:
+            atol, rtol = DEFAULT_TOLERANCE.get(case.get("dtype", "float32"), (1e-5, 1e-5))
+        expected = torch.load(case["reference"], weights_only=True)["outputs"]
+        original_inputs = torch.load(case["inputs"], weights_only=True)["inputs"]
+        try:
+            produced = torch.load(case["output"], weights_only=True)
+        except Exception as error:  # a missing or corrupt file is the candidate's failure
+            result["problem"] = f"the candidate's output could not be read: {error}"
+            return result
+        outputs, inputs_after = produced.get("outputs", []), produced.get("inputs_after", [])
+
+        for index, (before, after) in enumerate(zip(original_inputs, inputs_after)):
+            if isinstance(before, torch.Tensor) and not _same(before, after):
+                result["problem"] = f"input {index} was modified by the candidate; inputs must stay unchanged"
+                return result
+        if len(outputs) != len(expected):
+            result["problem"] = f"returned {len(outputs)} output tensor(s), expected {len(expected)}"
+            return result
+        worst_abs, worst_rel = 0.0, 0.0
+        for index, (got, want) in enumerate(zip(outputs, expected)):
+            label = "output" if len(expected) == 1 else f"output {index}"
+            if not isinstance(got, torch.Tensor):
+                result["problem"] = f"{label} is {type(got).__name__}, not a tensor"
+                return result
+            if tuple(got.shape) != tuple(want.shape):
+                result["problem"] = f"{label} has shape {tuple(got.shape)}, expected {tuple(want.shape)}"
+                return result
+            if got.dtype != want.dtype:
+                result["problem"] = f"{label} has dtype {str(got.dtype).replace('torch.', '')}, expected " \
+                                    f"{str(want.dtype).replace('torch.', '')}"
+                return result
+            verdict = _compare_tensors(got, want, atol, rtol)
+            worst_abs, worst_rel = max(worst_abs, verdict["max_abs"]), max(worst_rel, verdict["max_rel"])
+            if verdict["mismatch"] and not result["first_mismatch"]:
+                result["first_mismatch"] = f"{label}{verdict['mismatch']}"
+        result["max_abs_error"], result["max_rel_error"] = _finite(worst_abs), _finite(worst_rel)
+        result["passed"] = not result["first_mismatch"]
+        result["within_max_abs_0_01"] = worst_abs <= TRITONGYM_MAX_ABS
+        result["atol"], result["rtol"] = atol, rtol
+        return result
+
+
+def _compare_tensors(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float) -> dict[str, Any]:
+    if got.numel() == 0:
+        return {"max_abs": 0.0, "max_rel": 0.0, "mismatch": ""}
+    if not got.dtype.is_floating_point:
+        bad = got != want
+        first = bad.flatten().nonzero()
+        mismatch = ""
+        if first.numel():
+            flat = int(first[0])
+            mismatch = f"[{_unravel(flat, got.shape)}] = {got.flatten()[flat].item()}, expected {want.flatten()[flat].item()}"
+        diff = (got.double() - want.double()).abs()
+        return {"max_abs": float(diff.max()), "max_rel": float((diff / want.double().abs().clamp_min(1e-12)).max()),
+                "mismatch": mismatch}
+    g, w = got.double(), want.double()
+    diff = (g - w).abs()
+    # NaN and Inf never pass: a non-finite value is a mismatch unless the reference has the same one.
+    same_nonfinite = (~torch.isfinite(w)) & ((g == w) | (torch.isnan(g) & torch.isnan(w)))
+    diff = torch.where(same_nonfinite, torch.zeros_like(diff), diff)
+    diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
+    bad = diff > (atol + rtol * w.abs().nan_to_num(posinf=0, neginf=0))
+    rel = diff / w.abs().clamp_min(1e-12)
+    mismatch = ""
+    first = bad.flatten().nonzero()
+    if first.numel():
+        flat = int(first[0])
+        count = int(bad.sum())
+        mismatch = (f"[{_unravel(flat, got.shape)}] = {g.flatten()[flat].item():.6g}, expected "
+                    f"{w.flatten()[flat].item():.6g} ({count} of {got.numel()} elements outside atol={atol:g}, "
+                    f"rtol={rtol:g})")
+    return {"max_abs": float(diff.max()), "max_rel": float(rel.max()), "mismatch": mismatch}
+
+
+def _unravel(flat: int, shape: torch.Size) -> str:
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return ", ".join(str(i) for i in reversed(index))
+
+
+def _same(a: Any, b: Any) -> bool:
+    if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(torch.equal(a, b)) or bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all()) \
+        if a.dtype.is_floating_point else bool(torch.equal(a, b))
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 1e300
+
+
+def _to_cpu(value: Any) -> Any:
+    return value.detach().cpu() if isinstance(value, torch.Tensor) else value
+
+
+def _save_atomically(payload: dict[str, Any], path: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    torch.save(payload, temporary)
+    os.replace(temporary, path)

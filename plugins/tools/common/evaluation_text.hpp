@@ -1,0 +1,51 @@
+// How the evaluating tools (compile, test) turn an EvaluationResult into the short text the model
+// reads and the full JSON record the store keeps. Identical for every workflow.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "tritongym/sdk/types.hpp"
+
+namespace tritongym::tools {
+
+inline std::string tail_of(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  return "... (" + std::to_string(text.size() - max_chars) + " characters cut)\n" + text.substr(text.size() - max_chars);
+}
+
+// "verdict: message" plus the candidate's output when there is some, capped at max_chars.
+inline std::string evaluation_text(const EvaluationResult& result, size_t max_chars) {
+  std::ostringstream text;
+  text << verdict_name(result.verdict) << ": " << result.message << "\n";
+  if (!result.stderr_text.empty()) text << "stderr:\n" << tail_of(result.stderr_text, max_chars / 2) << "\n";
+  if (!result.stdout_text.empty()) text << "stdout:\n" << tail_of(result.stdout_text, max_chars / 4) << "\n";
+  return text.str();
+}
+
+inline std::string evaluation_record(const EvaluationResult& result) {
+  boost::json::array shapes;
+  for (const auto& shape : result.shapes)
+    shapes.push_back({{"shape", shape.shape}, {"passed", shape.passed}, {"max_abs_error", shape.max_abs_error},
+                      {"max_rel_error", shape.max_rel_error}, {"first_mismatch", shape.first_mismatch}});
+  boost::system::error_code error;
+  boost::json::value executor_record = boost::json::parse(result.record_json, error);
+  boost::json::object record{{"verdict", verdict_name(result.verdict)}, {"message", result.message},
+                             {"shapes", shapes}, {"stdout", result.stdout_text}, {"stderr", result.stderr_text},
+                             {"wall_seconds", result.wall_seconds}, {"gpu_seconds", result.gpu_seconds},
+                             {"executor", error ? boost::json::value(nullptr) : executor_record}};
+  return boost::json::serialize(record);
+}
+
+// The `code` argument of a tool call (the core has checked it is present and a string).
+inline std::string code_argument(const std::string& arguments_json) {
+  auto arguments = boost::json::parse(arguments_json);
+  return std::string(arguments.as_object().at("code").as_string());
+}
+
+inline constexpr const char* kCodeSchema =
+    R"({"type":"object","properties":{"code":{"type":"string","description":"the complete candidate file: imports, kernels and the entry function"}},"required":["code"],"additionalProperties":false})";
+
+}  // namespace tritongym::tools

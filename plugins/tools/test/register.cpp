@@ -1,0 +1,74 @@
+// Registers tritongym.tool.test.
+#include "evaluation_text.hpp"
+#include "tritongym/sdk/config.hpp"
+#include "tritongym/sdk/dsl.hpp"
+#include "tritongym/sdk/plugin.hpp"
+
+namespace {
+
+using namespace tritongym;
+
+struct TestToolConfig {
+  double timeout_s = 120;
+  int64_t seeds_per_shape = 3;
+  int64_t max_output_chars = 4000;
+  static constexpr auto fields() {
+    return std::make_tuple(field("timeout_s", &TestToolConfig::timeout_s),
+                           field("seeds_per_shape", &TestToolConfig::seeds_per_shape),
+                           field("max_output_chars", &TestToolConfig::max_output_chars));
+  }
+};
+
+class TestTool final : public Tool {
+ public:
+  explicit TestTool(TestToolConfig config) : config_(config) {}
+
+  ToolSchema schema() const noexcept override {
+    return {"test",
+            "Test the candidate on the task's visible shapes with fresh random inputs and compare with the "
+            "reference. Returns pass/fail per shape, the maximum absolute and relative error, and the first "
+            "mismatching element.",
+            tools::kCodeSchema};
+  }
+
+  Result<ToolResult> call(const std::string& arguments_json, ToolServices& services) noexcept override {
+    try {
+      EvaluationRequest request;
+      request.task = services.task();
+      request.source_code = tools::code_argument(arguments_json);
+      request.stage = EvaluationStage::test;
+      request.shapes = ShapeSet::visible;
+      request.seeds_per_shape = config_.seeds_per_shape;
+      request.timeout_s = config_.timeout_s;
+      if (const Dsl* dsl = services.dsl()) {
+        if (Status rules = dsl->check_source(request.source_code); !rules.is_ok())
+          return ToolResult{false, "compile_error: " + rules.message(), "{}", 0.0};
+      }
+      auto result = services.evaluate(request);
+      if (!result) return result.status();
+      return ToolResult{result->verdict == Verdict::passed,
+                        tools::evaluation_text(*result, static_cast<size_t>(config_.max_output_chars)),
+                        tools::evaluation_record(*result), result->gpu_seconds};
+    } catch (const std::exception& error) {
+      return Status(StatusCode::internal, std::string("test tool: ") + error.what());
+    }
+  }
+
+ private:
+  TestToolConfig config_;
+};
+
+Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
+  auto config = parse_config<TestToolConfig>(context.config_json);
+  if (!config) return config.status();
+  if (config->timeout_s <= 0) return Status(StatusCode::invalid_config, "timeout_s must be positive", "/timeout_s");
+  if (config->seeds_per_shape < 1)
+    return Status(StatusCode::invalid_config, "seeds_per_shape must be at least 1", "/seeds_per_shape");
+  return std::unique_ptr<Tool>(std::make_unique<TestTool>(*config));
+}
+
+void register_all(Registrar& registrar) { registrar.add_tool("tritongym.tool.test", create); }
+
+}  // namespace
+
+TRITONGYM_PLUGIN(register_all)

@@ -1,0 +1,287 @@
+// The Triton executors through their real plugin libraries and real worker processes, against the
+// fixture candidates in tests/fixtures/candidates/. Compiled twice: for the interpreter (CI) and for
+// CUDA (label gpu; skipped visibly without a GPU). TRITONGYM_EXECUTOR_UNDER_TEST names the executor.
+#include <boost/json.hpp>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "episode/episode.hpp"
+#include "plugins/loader.hpp"
+#include "support/test_support.hpp"
+
+namespace tritongym::plugins {
+namespace {
+
+const std::string kExecutor = TRITONGYM_EXECUTOR_UNDER_TEST;
+const bool kCuda = kExecutor == "tritongym.executor.triton-cuda";
+constexpr const char* kSecret = "sk-tritongym-test-secret-4242";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TritonExecutorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // Secrets in the host's environment must never reach a candidate.
+    ::setenv("OPENAI_API_KEY", kSecret, 1);
+    ::setenv("ANTHROPIC_API_KEY", kSecret, 1);
+    registry_ = new Registry;
+    load_plugins({testing::builtin_plugin_dir()}, *registry_);
+    auto executor = registry_->create<Executor>(kExecutor, context(R"({"workers": 2, "recycle_after": 100})"));
+    ASSERT_TRUE(executor) << executor.status().to_string();
+    executor_ = executor->release();
+    available_ = executor_->availability();
+    auto suite = registry_->create<Suite>("tritongym.suite.directory", context("{}"));
+    ASSERT_TRUE(suite);
+    auto tasks = (*suite)->load_tasks();
+    ASSERT_TRUE(tasks) << tasks.status().to_string();
+    tasks_ = new std::vector<TaskSpec>(tasks.value());
+  }
+  static void TearDownTestSuite() {
+    delete executor_;  // kills the workers
+    delete tasks_;
+    delete registry_;
+  }
+  void SetUp() override {
+    if (!available_.is_ok()) GTEST_SKIP() << kExecutor << " cannot run here: " << available_.message();
+  }
+
+  static PluginContext context(const std::string& config) {
+    PluginContext plugin;
+    plugin.config_json = config;
+    plugin.project_root = testing::source_dir();
+    plugin.python_executable = environment_python();
+    if (const auto* origin = registry_->origin(kExecutor)) plugin.plugin_dir = origin->manifest.directory;
+    return plugin;
+  }
+  static std::string environment_python() {
+    const char* configured = std::getenv("TRITONGYM_PYTHON");
+    if (configured && *configured) return configured;
+    std::string venv = testing::source_dir() + "/.venv/bin/python";
+    return std::filesystem::exists(venv) ? venv : "/usr/bin/python3";
+  }
+  static const TaskSpec& task(const std::string& id) {
+    for (const auto& task : *tasks_)
+      if (task.id == id) return task;
+    throw std::runtime_error("no task " + id);
+  }
+
+  EvaluationResult evaluate(const std::string& fixture, EvaluationStage stage = EvaluationStage::test,
+                            double timeout_s = 60) {
+    EvaluationRequest request;
+    request.task = task("standard/vector-add");
+    request.source_code = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/" + fixture + ".py");
+    request.stage = stage;
+    request.seeds_per_shape = 2;
+    request.timeout_s = timeout_s;
+    auto result = executor_->evaluate(request);
+    EXPECT_TRUE(result) << result.status().to_string();
+    return result ? result.value() : EvaluationResult{};
+  }
+
+  static Registry* registry_;
+  static Executor* executor_;
+  static Status available_;
+  static std::vector<TaskSpec>* tasks_;
+};
+Registry* TritonExecutorTest::registry_ = nullptr;
+Executor* TritonExecutorTest::executor_ = nullptr;
+Status TritonExecutorTest::available_;
+std::vector<TaskSpec>* TritonExecutorTest::tasks_ = nullptr;
+
+#define EXPECT_VERDICT(result, expected) \
+  EXPECT_EQ(verdict_name((result).verdict), std::string(verdict_name(expected))) << (result).message
+
+TEST_F(TritonExecutorTest, EveryShippedOraclePasses) {
+  for (const auto& task : *tasks_) {
+    SCOPED_TRACE(task.id);
+    EvaluationRequest request;
+    request.task = task;
+    request.source_code = read_file(task.oracle_path);
+    request.stage = EvaluationStage::final_score;
+    auto result = executor_->evaluate(request);
+    ASSERT_TRUE(result) << result.status().to_string();
+    EXPECT_VERDICT(*result, Verdict::passed);
+    EXPECT_FALSE(result->shapes.empty());
+    for (const auto& shape : result->shapes) EXPECT_TRUE(shape.passed) << shape.shape << " " << shape.first_mismatch;
+    if (kCuda) {  // on a GPU the final score covers the visible and the held-out shapes
+      EXPECT_EQ(result->shapes.size(), task.visible_shapes.size() + task.held_out_shapes.size());
+    }
+  }
+}
+
+TEST_F(TritonExecutorTest, CorrectCandidatePasses) {
+  auto result = evaluate("correct");
+  EXPECT_VERDICT(result, Verdict::passed);
+  EXPECT_NE(result.message.find("within TritonGym's 0.01"), std::string::npos);
+}
+
+TEST_F(TritonExecutorTest, CompileStageReportsKernels) {
+  auto result = evaluate("correct", EvaluationStage::compile);
+  EXPECT_VERDICT(result, Verdict::passed);
+  if (kCuda) {
+    EXPECT_NE(result.record_json.find("\"registers\":"), std::string::npos) << result.record_json;
+    EXPECT_NE(result.record_json.find("add_kernel"), std::string::npos);
+  }
+}
+
+TEST_F(TritonExecutorTest, WrongAnswerSaysWhere) {
+  auto result = evaluate("wrong");
+  EXPECT_VERDICT(result, Verdict::wrong_answer);
+  EXPECT_NE(result.message.find("expected"), std::string::npos) << result.message;
+  ASSERT_FALSE(result.shapes.empty());
+  EXPECT_FALSE(result.shapes[0].passed);
+  EXPECT_NEAR(result.shapes[0].max_abs_error, 1e-3, 2e-4);
+  EXPECT_NE(result.shapes[0].first_mismatch.find("output[0]"), std::string::npos) << result.shapes[0].first_mismatch;
+}
+
+TEST_F(TritonExecutorTest, SyntaxErrorIsACompileErrorWithItsLine) {
+  auto result = evaluate("syntax_error");
+  EXPECT_VERDICT(result, Verdict::compile_error);
+  EXPECT_NE(result.message.find("candidate.py, line 4"), std::string::npos) << result.message;
+}
+
+TEST_F(TritonExecutorTest, MissingEntryIsACompileError) {
+  auto result = evaluate("no_entry");
+  EXPECT_VERDICT(result, Verdict::compile_error);
+  EXPECT_NE(result.message.find("no function `vector_add`"), std::string::npos) << result.message;
+}
+
+TEST_F(TritonExecutorTest, ExceptionIsARuntimeErrorWithItsLine) {
+  auto result = evaluate("raises");
+  EXPECT_VERDICT(result, Verdict::runtime_error);
+  EXPECT_NE(result.message.find("candidate.py, line 20, in vector_add"), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("KeyError"), std::string::npos);
+}
+
+TEST_F(TritonExecutorTest, HangsTimeOutAndThePoolKeepsServing) {
+  auto python_hang = evaluate("hang_python", EvaluationStage::test, 4);
+  EXPECT_VERDICT(python_hang, Verdict::timeout);
+  auto kernel_hang = evaluate("hang_kernel", EvaluationStage::test, kCuda ? 15 : 4);
+  EXPECT_VERDICT(kernel_hang, Verdict::timeout);
+  EXPECT_VERDICT(evaluate("correct"), Verdict::passed);
+}
+
+TEST_F(TritonExecutorTest, CrashIsReportedAndThePoolKeepsServing) {
+  auto result = evaluate("crash");
+  EXPECT_VERDICT(result, Verdict::crash);
+  EXPECT_NE(result.message.find("SIGSEGV"), std::string::npos) << result.message;
+  auto exited = evaluate("exits");
+  EXPECT_VERDICT(exited, Verdict::crash);
+  EXPECT_VERDICT(evaluate("correct"), Verdict::passed);
+}
+
+TEST_F(TritonExecutorTest, IllegalAddressIsCaughtAndThePoolKeepsServing) {
+  auto result = evaluate("illegal_address");
+  EXPECT_TRUE(result.verdict == Verdict::runtime_error || result.verdict == Verdict::crash)
+      << verdict_name(result.verdict) << ": " << result.message;
+  if (kCuda) {
+    EXPECT_NE(result.message.find("illegal"), std::string::npos) << result.message;
+  }
+  EXPECT_VERDICT(evaluate("correct"), Verdict::passed);
+}
+
+TEST_F(TritonExecutorTest, RunningOutOfMemoryIsAnOomVerdict) {
+  auto result = evaluate("oom", EvaluationStage::test, 120);
+  EXPECT_VERDICT(result, Verdict::oom);
+  EXPECT_VERDICT(evaluate("correct"), Verdict::passed);
+}
+
+TEST_F(TritonExecutorTest, ForkingIsRefused) {
+  auto result = evaluate("forks");
+  EXPECT_VERDICT(result, Verdict::runtime_error);
+  EXPECT_NE(result.message.find("outlived"), std::string::npos) << result.message;
+}
+
+TEST_F(TritonExecutorTest, WritingOutsideItsFolderIsRefused) {
+  std::filesystem::remove("/tmp/tritongym-escaped.txt");
+  auto result = evaluate("writes_outside");
+  EXPECT_VERDICT(result, Verdict::runtime_error);
+  EXPECT_NE(result.message.find("Permission denied"), std::string::npos) << result.message;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/tritongym-escaped.txt"));
+}
+
+TEST_F(TritonExecutorTest, TheReferenceCacheIsOutOfReach) {
+  auto result = evaluate("reads_reference");
+  EXPECT_VERDICT(result, Verdict::runtime_error);
+  EXPECT_NE(result.message.find("Permission denied"), std::string::npos) << result.message;
+}
+
+TEST_F(TritonExecutorTest, CandidatesSeeNoSecretOfTheHost) {
+  auto result = evaluate("prints_environment");
+  EXPECT_VERDICT(result, Verdict::passed);
+  EXPECT_NE(result.stdout_text.find("PYTHONPATH="), std::string::npos) << "the candidate printed its environment";
+  EXPECT_EQ(result.stdout_text.find(kSecret), std::string::npos) << result.stdout_text;
+  EXPECT_EQ(result.stdout_text.find("OPENAI_API_KEY"), std::string::npos);
+}
+
+TEST_F(TritonExecutorTest, OutputsMustBeFreshTensors) {
+  auto aliasing = evaluate("returns_input");
+  EXPECT_VERDICT(aliasing, Verdict::wrong_answer);
+  EXPECT_NE(aliasing.message.find("shares memory with input 0"), std::string::npos) << aliasing.message;
+  auto modifying = evaluate("modifies_input");
+  EXPECT_VERDICT(modifying, Verdict::wrong_answer);
+  EXPECT_NE(modifying.message.find("input 1 was modified"), std::string::npos) << modifying.message;
+  auto nan = evaluate("returns_nan");
+  EXPECT_VERDICT(nan, Verdict::wrong_answer);
+  EXPECT_NE(nan.message.find("nan"), std::string::npos) << nan.message;
+}
+
+TEST_F(TritonExecutorTest, TimingStagesLandLater) {
+  EvaluationRequest request;
+  request.task = task("standard/vector-add");
+  request.stage = EvaluationStage::benchmark;
+  auto result = executor_->evaluate(request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.status().code(), StatusCode::unimplemented);
+}
+
+TEST_F(TritonExecutorTest, ToolsReportThroughAnEpisode) {
+  Registry tools;
+  load_plugins({testing::builtin_plugin_dir()}, tools);
+  auto compile = tools.create<Tool>("tritongym.tool.compile", context("{}"));
+  auto test = tools.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto backend = tools.create<ModelBackend>("tritongym.backend.scripted", [] {
+    PluginContext plugin;
+    plugin.config_json = R"({"replies":[{"content":"x"}]})";
+    return plugin;
+  }());
+  ASSERT_TRUE(compile && test && backend);
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools["compile"] = compile->get();
+  setup.tools["test"] = test->get();
+  episode::Episode episode(setup);
+  auto json_code = [](const std::string& fixture) {
+    std::string code = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/" + fixture + ".py");
+    return std::string(R"({"code":)") + boost::json::serialize(boost::json::value(code)) + "}";
+  };
+  auto passed = episode.call_tool({"1", "test", json_code("correct")});
+  ASSERT_TRUE(passed);
+  EXPECT_TRUE(passed->ok) << passed->text;
+  EXPECT_EQ(passed->text.rfind("passed:", 0), 0u) << passed->text;
+  auto wrong = episode.call_tool({"2", "test", json_code("wrong")});
+  EXPECT_FALSE(wrong->ok);
+  EXPECT_EQ(wrong->text.rfind("wrong_answer:", 0), 0u) << wrong->text;
+  EXPECT_NE(wrong->record_json.find("\"shapes\""), std::string::npos);
+  auto broken = episode.call_tool({"3", "compile", json_code("syntax_error")});
+  EXPECT_FALSE(broken->ok);
+  EXPECT_NE(broken->text.find("candidate.py, line 4"), std::string::npos) << broken->text;
+  auto compiled = episode.call_tool({"4", "compile", json_code("correct")});
+  EXPECT_TRUE(compiled->ok) << compiled->text;
+  EXPECT_EQ(compiled->text.rfind("compiled.", 0), 0u) << compiled->text;
+  EXPECT_EQ(episode.usage().tool_calls, 4);
+}
+
+}  // namespace
+}  // namespace tritongym::plugins
