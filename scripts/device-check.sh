@@ -22,6 +22,8 @@ bundle() {
     for so in "$dir"/*.so; do install -s -m 644 "$so" "$BUNDLE/plugins/$(basename "$dir")/"; done
   done
   cp -r build/tests/fixture-plugins "$BUNDLE/tests/"
+  # The worker package (the native module is rebuilt there, for that machine's Python).
+  mkdir -p "$BUNDLE/plugins/python" && cp -r build/plugins/python/tritongym_worker "$BUNDLE/plugins/python/"
   find "$BUNDLE/tests" -name '*.so' -exec strip {} \;
   # The non-system shared libraries the binaries and plugins need (Boost, yaml-cpp, spdlog, fmt).
   find "$BUNDLE" -type f \( -perm -u+x -o -name '*.so' \) -exec ldd {} \; 2>/dev/null |
@@ -37,6 +39,14 @@ run() {
   export TRITONGYM_TEST_BUILD_DIR="$PWD/$BUNDLE" TRITONGYM_TEST_SOURCE_DIR="$PWD"
   export TRITONGYM_PYTHON=${TRITONGYM_PYTHON:-$(command -v python3)}
   local tg="$BUNDLE/bin/tritongym"
+  echo "== building the native module for $TRITONGYM_PYTHON"
+  if cmake -S plugins/executors/native -B /tmp/tritongym-native -DPython_EXECUTABLE="$TRITONGYM_PYTHON" \
+       -DCMAKE_BUILD_TYPE=Release > "$out/native-build.log" 2>&1 && cmake --build /tmp/tritongym-native >> "$out/native-build.log" 2>&1; then
+    cp /tmp/tritongym-native/tritongym_native*.so "$BUNDLE/plugins/python/"
+    PYTHONPATH="$BUNDLE/plugins/python" "$TRITONGYM_PYTHON" -c 'import tritongym_native, json; print(json.dumps(tritongym_native.describe()))' | tee "$out/native.json"
+  else
+    echo "native module did not build (see native-build.log)"; tail -5 "$out/native-build.log"
+  fi
   date -u +"%Y-%m-%dT%H:%M:%SZ" | tee "$out/date.txt"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/nvidia-smi.txt" || true
   echo "== host links libcuda/libpython? (expect nothing)"
@@ -46,7 +56,13 @@ run() {
   "$tg" doctor --json > "$out/doctor.json"
   "$tg" plugins doctor | tee "$out/plugins-doctor.txt"
   local summary=() failed=0
-  for suite in gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests; do
+  echo "== fixture candidates through tritongym eval (executor auto)"
+  for fixture in tests/fixtures/candidates/vector-add/*.py; do
+    name=$(basename "$fixture" .py)
+    "$tg" --log-level warn eval --task standard/vector-add --code "$fixture" --timeout 20 --json > "$out/eval-$name.json" 2>&1
+    printf '%-20s %s\n' "$name" "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["verdict"], "|", r["message"].splitlines()[-1][:110])' "$out/eval-$name.json" 2>/dev/null || tail -1 "$out/eval-$name.json")"
+  done | tee "$out/fixtures.txt"
+  for suite in gpu_tests executor_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests; do
     if "$BUNDLE/bin/$suite" > "$out/$suite.log" 2>&1; then status=ok; else status=FAILED; failed=1; fi
     local passed skipped
     passed=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$out/$suite.log" || echo 0)
