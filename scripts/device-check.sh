@@ -59,8 +59,9 @@ run() {
   echo "== fixture candidates through tritongym eval (executor auto)"
   for fixture in tests/fixtures/candidates/vector-add/*.py; do
     name=$(basename "$fixture" .py)
-    "$tg" --log-level warn eval --task standard/vector-add --code "$fixture" --timeout 20 --json > "$out/eval-$name.json" 2>&1
-    printf '%-20s %s\n' "$name" "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["verdict"], "|", r["message"].splitlines()[-1][:110])' "$out/eval-$name.json" 2>/dev/null || tail -1 "$out/eval-$name.json")"
+    "$tg" --log-level warn eval --task standard/vector-add --code "$fixture" --timeout 20 --json > /tmp/eval.json 2>&1 || true
+    { echo "### $name"; cat /tmp/eval.json; } >> "$out/fixture-evals.log"
+    printf '%-20s %s\n' "$name" "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["verdict"], "|", r["message"].splitlines()[-1][:110])' /tmp/eval.json 2>/dev/null || tail -1 /tmp/eval.json)"
   done | tee "$out/fixtures.txt"
   for suite in gpu_tests executor_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests; do
     if "$BUNDLE/bin/$suite" > "$out/$suite.log" 2>&1; then status=ok; else status=FAILED; failed=1; fi

@@ -68,7 +68,6 @@ TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::
               .string();
   fs::create_directories(root_ + "/reference/inputs");
   fs::create_directories(root_ + "/reference/expected");
-  fs::create_directories(root_ + "/triton-cache");
   std::mt19937_64 generator((static_cast<uint64_t>(random()) << 32) ^ random());
   for (int64_t i = 0; i < std::max<int64_t>(config_.secret_seeds, 1); ++i)
     secret_seeds_.push_back(static_cast<int64_t>(generator() >> 2));
@@ -96,7 +95,8 @@ WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) c
   launch.role = role;
   launch.device = target_ == Target::cuda ? "cuda" : "cpu";
   launch.root = root_ + "/" + role + (role == "candidate" ? "-" + std::to_string(slot) : std::string());
-  launch.triton_cache = root_ + "/triton-cache";
+  // Each worker has its own Triton cache: a candidate can write to it, so it is never shared.
+  launch.triton_cache = launch.root + "/triton-cache";
   launch.memory_limit_bytes = target_ == Target::interpreter ? config_.memory_limit_mb << 20 : 0;
   launch.start_timeout_s = config_.worker_start_timeout_s;
   launch.environment = minimal_environment(config_.pass_environment);

@@ -25,7 +25,10 @@ def _hello(role: str, device: str) -> dict[str, Any]:
     try:
         import tritongym_native  # the pybind11 module; optional
 
-        info["native"] = tritongym_native.describe()
+        if role == "reference":
+            info["native"] = tritongym_native.describe()
+        else:  # describe() initialises CUDA, and a fork server must fork before CUDA is initialised
+            info["native"] = {"available": True, "queried": False}
     except ImportError as error:
         info["native"] = {"available": False, "reason": str(error)}
     if device.startswith("cuda") and role == "reference":

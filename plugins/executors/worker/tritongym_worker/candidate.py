@@ -114,8 +114,9 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         if not role.device.startswith("cuda"):
             sandbox.limit_memory(role.memory_limit_bytes)
         input_folders = sorted({os.path.dirname(case["inputs"]) for case in request.get("cases", [])})
+        # Writes: its folder, the Triton cache, devices, and its own /proc entry (the CUDA driver needs it).
         role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
-                                                   [folder, role.triton_cache, "/dev"])
+                                                   [folder, role.triton_cache, "/dev", "/proc/self"])
         reply["sandbox"] = role.sandbox
         reply.update(_run_candidate(role, request, source_path))
         exit_code = 3 if reply.get("cuda_fault") else 0
