@@ -1,13 +1,17 @@
-// `tritongym tasks list`: the tasks the directory suite finds under tasks/ (or --root).
+// `tritongym tasks list|show|check`: the tasks the directory suite finds under tasks/ (or --root).
 #include <boost/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/arguments.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
 #include "cli/plugin_loading.hpp"
+#include "environment/executor_choice.hpp"
+#include "tasks/task_check.hpp"
 
 namespace tritongym::cli {
 
@@ -27,41 +31,146 @@ boost::json::array shapes_json(const std::vector<ShapeSpec>& shapes) {
   return out;
 }
 
-boost::json::object task_json(const TaskSpec& task) {
+boost::json::object task_json(const TaskSpec& task, bool full) {
   boost::json::array dtypes(task.dtypes.begin(), task.dtypes.end());
   boost::json::array tags(task.tags.begin(), task.tags.end());
-  return {{"id", task.id},
-          {"suite", task.suite},
-          {"split", task.split},
-          {"category", task.category},
-          {"dsl", task.dsl},
-          {"entry_function", task.entry_function},
-          {"dtypes", dtypes},
-          {"visible_shapes", shapes_json(task.visible_shapes)},
-          {"held_out_shapes", shapes_json(task.held_out_shapes)},
-          {"tags", tags},
-          {"directory", task.directory}};
+  boost::json::object out{{"id", task.id}, {"suite", task.suite}, {"split", task.split}, {"category", task.category},
+                          {"dsl", task.dsl}, {"entry_function", task.entry_function}, {"dtypes", dtypes},
+                          {"visible_shapes", shapes_json(task.visible_shapes)},
+                          {"held_out_shapes", shapes_json(task.held_out_shapes)}, {"tags", tags},
+                          {"directory", task.directory}};
+  if (full) {
+    boost::json::array parameters(task.entry_parameters.begin(), task.entry_parameters.end());
+    boost::json::object tolerance;
+    for (const auto& [dtype, value] : task.tolerance) tolerance[dtype] = {{"atol", value.atol}, {"rtol", value.rtol}};
+    boost::system::error_code error;
+    out["entry_parameters"] = parameters;
+    out["description"] = task.description;
+    out["inputs"] = boost::json::parse(task.inputs_json, error);
+    out["small_shapes"] = shapes_json(task.small_shapes);
+    out["tolerance"] = tolerance;
+    out["flops"] = task.flops_formula;
+    out["bytes"] = task.bytes_formula;
+    out["allowed_library_kernels"] = boost::json::array(task.allowed_library_kernels.begin(), task.allowed_library_kernels.end());
+    out["reference"] = task.reference_path;
+    out["oracle"] = task.oracle_path;
+  }
+  return out;
+}
+
+std::string shapes_text(const std::vector<ShapeSpec>& shapes) {
+  std::string text;
+  for (const auto& shape : shapes) {
+    std::string dims;
+    for (const auto& [name, size] : shape.dims) dims += (dims.empty() ? "" : ", ") + name + "=" + std::to_string(size);
+    text += (text.empty() ? "" : "; ") + dims;
+  }
+  return text.empty() ? "-" : text;
+}
+
+int list(const std::vector<TaskSpec>& tasks, bool json) {
+  if (json) {
+    boost::json::array out;
+    for (const auto& task : tasks) out.push_back(task_json(task, false));
+    print_json(std::cout, out);
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& task : tasks)
+    rows.push_back({task.id, task.split, task.category, task.dsl,
+                    std::to_string(task.visible_shapes.size()) + "+" + std::to_string(task.held_out_shapes.size())});
+  print_table(std::cout, {"id", "split", "category", "dsl", "shapes (visible+held-out)"}, rows);
+  std::cout << "\n" << tasks.size() << " tasks\n";
+  return kExitOk;
+}
+
+int show(const TaskSpec& task, bool json) {
+  if (json) {
+    print_json(std::cout, task_json(task, true));
+    return kExitOk;
+  }
+  std::string parameters;
+  for (const auto& name : task.entry_parameters) parameters += (parameters.empty() ? "" : ", ") + name;
+  std::string dtypes;
+  for (const auto& dtype : task.dtypes) dtypes += (dtypes.empty() ? "" : " ") + dtype;
+  std::vector<std::vector<std::string>> rows = {
+      {"id", task.id}, {"split", task.split}, {"category", task.category}, {"dsl", task.dsl},
+      {"entry", task.entry_function + "(" + parameters + ")"}, {"dtypes", dtypes},
+      {"visible shapes", shapes_text(task.visible_shapes)}, {"held-out shapes", shapes_text(task.held_out_shapes)},
+      {"small shapes", shapes_text(task.small_shapes)}, {"flops", task.flops_formula}, {"bytes", task.bytes_formula},
+      {"inputs", task.inputs_json}, {"folder", task.directory}};
+  print_table(std::cout, {"field", "value"}, rows);
+  std::cout << "\n" << task.description << "\n";
+  return kExitOk;
+}
+
+int check(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
+          const std::string& executor_id, bool json) {
+  auto choice = environment::choose_executor(registry, executor_id, [&](const std::string& id) {
+    return plugin_context(context, registry, id, "{}", "--executor");
+  });
+  if (!choice) {
+    print_error(choice.status());
+    return choice.status().code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
+  }
+  spdlog::info("executor {}: {}", choice->id, choice->reason);
+  bool interpreter = choice->id == environment::kInterpreterExecutor;
+  boost::json::array results;
+  std::vector<std::vector<std::string>> rows;
+  size_t failed = 0, skipped = 0;
+  for (const auto& task : tasks) {
+    if (interpreter && task.dsl == "gluon") {  // Gluon has no interpreter: its tasks are checked on a GPU
+      ++skipped;
+      rows.push_back({task.id, "skipped", "-", "Gluon has no interpreter; checked on a GPU executor"});
+      results.push_back({{"task", task.id}, {"status", "skipped"}, {"reason", "Gluon has no interpreter"}});
+      continue;
+    }
+    spdlog::info("checking {}", task.id);
+    tasks::TaskCheck result = tasks::check_task(task, *choice->executor);
+    failed += result.passed ? 0 : 1;
+    std::string problems;
+    for (const auto& problem : result.problems) problems += (problems.empty() ? "" : " | ") + problem;
+    std::ostringstream seconds;
+    seconds.precision(1);
+    seconds << std::fixed << result.seconds;
+    rows.push_back({task.id, result.passed ? "ok" : "FAILED", seconds.str(),
+                    result.passed ? std::to_string(result.shapes_checked) + " shapes" : problems});
+    boost::json::array list(result.problems.begin(), result.problems.end());
+    results.push_back({{"task", task.id}, {"status", result.passed ? "ok" : "failed"}, {"problems", list},
+                       {"oracle_verdict", result.oracle_verdict}, {"shapes", result.shapes_checked},
+                       {"seconds", result.seconds}});
+  }
+  if (json) {
+    print_json(std::cout, boost::json::object{{"executor", choice->id}, {"tasks", results}});
+  } else {
+    print_table(std::cout, {"task", "check", "seconds", "details"}, rows);
+    std::cout << "\n" << tasks.size() - failed - skipped << " passed, " << failed << " failed, " << skipped
+              << " skipped (executor " << choice->id << ")\n";
+  }
+  return failed == 0 ? kExitOk : kExitFailure;
 }
 
 }  // namespace
 
 int command_tasks(const CliContext& context, const Arguments& arguments) {
   po::options_description options("tasks options");
-  options.add_options()("action", po::value<std::string>(), "list")("json", "print JSON")(
-      "split", po::value<std::string>(), "only this split: standard, ood, dsl, community")(
-      "root", po::value<std::string>(), "suites folder (default: <project>/tasks)");
+  options.add_options()("action", po::value<std::string>(), "list | show | check")(
+      "ids", po::value<std::vector<std::string>>(), "task ids (show: one; check: any, default all)")(
+      "json", "print JSON")("split", po::value<std::string>(), "only this split: standard, ood, dsl, community")(
+      "root", po::value<std::string>(), "suites folder (default: <project>/tasks)")(
+      "executor", po::value<std::string>()->default_value("auto"), "check: executor id, or auto");
   po::positional_options_description positional;
-  positional.add("action", 1);
+  positional.add("action", 1).add("ids", -1);
   int exit_code = kExitOk;
-  std::string usage = "tritongym tasks list [--json] [--split SPLIT] [--root DIR]";
+  std::string usage =
+      "tritongym tasks list|check [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--json] | tasks show ID";
   auto values = parse_arguments(usage, options, positional, arguments, exit_code);
   if (!values) return exit_code;
   std::string action = values->count("action") ? (*values)["action"].as<std::string>() : "";
-  if (action != "list") {
+  if (action != "list" && action != "show" && action != "check") {
     std::cerr << "error: " << (action.empty() ? "missing action" : "unknown action '" + action + "'")
-              << (action == "show" || action == "check" ? " (lands with the task-suite issue)" : "")
-              << "\nusage: " << usage << "\n";
-    return action == "show" || action == "check" ? kExitNotAvailable : kExitUsage;
+              << did_you_mean(action, {"list", "show", "check"}) << "\nusage: " << usage << "\n";
+    return kExitUsage;
   }
 
   plugins::Registry registry;
@@ -75,29 +184,37 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
     print_error(suite.status());
     return kExitPluginError;
   }
-  auto tasks = (*suite)->load_tasks();
-  if (!tasks) {
-    print_error(tasks.status());
+  auto loaded = (*suite)->load_tasks();
+  if (!loaded) {
+    print_error(loaded.status());
     return kExitConfigError;
   }
+  std::vector<std::string> ids;
+  if (values->count("ids")) ids = (*values)["ids"].as<std::vector<std::string>>();
   std::string split = values->count("split") ? (*values)["split"].as<std::string>() : "";
-  std::vector<const TaskSpec*> shown;
-  for (const auto& task : tasks.value())
-    if (split.empty() || task.split == split) shown.push_back(&task);
-
-  if (values->count("json")) {
-    boost::json::array out;
-    for (const auto* task : shown) out.push_back(task_json(*task));
-    print_json(std::cout, out);
-  } else {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto* task : shown)
-      rows.push_back({task->id, task->split, task->category, task->dsl,
-                      std::to_string(task->visible_shapes.size()) + "+" + std::to_string(task->held_out_shapes.size())});
-    print_table(std::cout, {"id", "split", "category", "dsl", "shapes (visible+held-out)"}, rows);
-    std::cout << "\n" << shown.size() << " tasks\n";
+  std::vector<std::string> known;
+  for (const auto& task : loaded.value()) known.push_back(task.id);
+  for (const auto& id : ids) {
+    if (std::find(known.begin(), known.end(), id) == known.end()) {
+      print_error(Status(StatusCode::not_found, "no task '" + id + "'" + did_you_mean(id, known)));
+      return kExitUsage;
+    }
   }
-  return kExitOk;
+  std::vector<TaskSpec> chosen;
+  for (const auto& task : loaded.value()) {
+    bool id_ok = ids.empty() || std::find(ids.begin(), ids.end(), task.id) != ids.end();
+    if (id_ok && (split.empty() || task.split == split)) chosen.push_back(task);
+  }
+  bool json = values->count("json") > 0;
+  if (action == "list") return list(chosen, json);
+  if (action == "show") {
+    if (ids.size() != 1) {
+      std::cerr << "error: tasks show needs exactly one task id\n";
+      return kExitUsage;
+    }
+    return show(chosen.front(), json);
+  }
+  return check(context, registry, chosen, (*values)["executor"].as<std::string>(), json);
 }
 
 }  // namespace tritongym::cli

@@ -245,6 +245,31 @@ TEST(Cli, EvalExplainsBadArguments) {
       << unknown_executor.stderr_text;
 }
 
+TEST(Cli, TasksShowDescribesOneTask) {
+  auto json = parse_stdout(run_cli({"tasks", "show", "standard/softmax", "--json"}));
+  EXPECT_EQ(json.at("entry_function"), "softmax");
+  EXPECT_FALSE(json.at("description").as_string().empty());
+  EXPECT_FALSE(json.at("held_out_shapes").as_array().empty());
+  auto missing = run_cli({"tasks", "show", "standard/sofmax"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.stderr_text.find("did you mean 'standard/softmax'"), std::string::npos);
+}
+
+TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
+  auto good = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter"});
+  EXPECT_EQ(good.exit_code, 0) << good.stdout_text << good.stderr_text;
+  EXPECT_NE(good.stdout_text.find("1 passed, 0 failed"), std::string::npos) << good.stdout_text;
+  auto bad = run_cli({"tasks", "check", "--json", "--root", source_dir() + "/tests/fixtures/degenerate-suites",
+                      "--executor", "tritongym.executor.triton-interpreter"});
+  EXPECT_EQ(bad.exit_code, 1);
+  std::map<std::string, std::string> problems;
+  for (const auto& task : parse_stdout(bad).at("tasks").as_array())
+    problems[std::string(task.at("task").as_string())] = boost::json::serialize(task.at("problems"));
+  EXPECT_NE(problems["degenerate/tiny-output"].find("within tolerance of zero"), std::string::npos);
+  EXPECT_NE(problems["degenerate/ignores-input"].find("same for different random inputs"), std::string::npos);
+  EXPECT_NE(problems["degenerate/ignores-input"].find("does not vary along axis [1]"), std::string::npos);
+}
+
 TEST(Cli, BadLogLevelIsAUsageError) {
   auto result = run_cli({"--log-level", "loud", "plugins", "list"});
   EXPECT_EQ(result.exit_code, 2);

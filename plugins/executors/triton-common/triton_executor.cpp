@@ -202,9 +202,19 @@ std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationReq
   return cases;
 }
 
-Status TritonExecutor::prepare_references(const TaskSpec& task, const std::vector<Case>& cases) {
+Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& task, const std::vector<Case>& cases) {
   std::lock_guard lock(reference_mutex_);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
+  auto described = [&] {
+    boost::json::array out;
+    for (const auto& c : cases)
+      out.push_back({{"case", c.key}, {"dims", [&] {
+                       boost::json::object dims;
+                       for (const auto& [name, size] : c.dims) dims[name] = size;
+                       return dims;
+                     }()}, {"outputs", prepared_[c.expected]}});
+    return out;
+  };
   boost::json::array missing;
   for (const auto& c : cases) {
     if (prepared_.count(c.expected)) continue;
@@ -213,7 +223,7 @@ Status TritonExecutor::prepare_references(const TaskSpec& task, const std::vecto
     missing.push_back({{"key", c.key}, {"dims", dims}, {"dtype", c.dtype}, {"seed", c.seed},
                        {"inputs", c.inputs}, {"reference", c.expected}});
   }
-  if (missing.empty()) return {};
+  if (missing.empty()) return described();
   if (task.reference_path.empty())
     return Status(StatusCode::failed_precondition, "task " + task.id + " has no reference.py");
   auto reply = reference_->request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", missing}},
@@ -224,8 +234,15 @@ Status TritonExecutor::prepare_references(const TaskSpec& task, const std::vecto
   }
   if (!reply->at("ok").as_bool())
     return Status(StatusCode::internal, "the reference of task " + task.id + " failed: " + text_of(*reply, "error"));
-  for (const auto& c : cases) prepared_.insert(c.expected);
-  return {};
+  const auto& replies = reply->at("cases").as_array();
+  size_t next = 0;
+  for (const auto& c : cases) {
+    if (prepared_.count(c.expected)) continue;
+    const auto* outputs = next < replies.size() ? replies[next].as_object().if_contains("outputs") : nullptr;
+    prepared_[c.expected] = outputs ? *outputs : boost::json::value(boost::json::array());
+    ++next;
+  }
+  return described();
 }
 
 Result<boost::json::object> TritonExecutor::compare(const std::vector<Case>& cases, const std::string& folder,
@@ -293,7 +310,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
                                                    " lands with the timing issue (CUPTI); compile and test work now");
     std::vector<Case> cases = plan_cases(request);
     if (cases.empty()) return Status(StatusCode::failed_precondition, "task " + request.task.id + " has no shapes");
-    if (Status prepared = prepare_references(request.task, cases); !prepared.is_ok()) return prepared;
+    auto prepared = prepare_references(request.task, cases);
+    if (!prepared) return prepared.status();
 
     auto acquired = acquire_worker();
     if (!acquired) return acquired.status();
@@ -315,6 +333,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     EvaluationResult result;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
                                {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
+    if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
     if (!reply) {
       // The fork server itself hung or died: the candidate took the whole worker down.
       bool hung = reply.status().code() == StatusCode::deadline_exceeded;

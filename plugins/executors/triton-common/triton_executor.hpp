@@ -48,7 +48,8 @@ class TritonExecutor final : public Executor {
   };
 
   std::vector<Case> plan_cases(const EvaluationRequest& request) const;
-  Status prepare_references(const TaskSpec& task, const std::vector<Case>& cases);
+  // Error, or the reference worker's description of the expected outputs, one entry per case.
+  Result<boost::json::array> prepare_references(const TaskSpec& task, const std::vector<Case>& cases);
   Result<boost::json::object> compare(const std::vector<Case>& cases, const std::string& folder, const TaskSpec& task);
   Status ensure_reference_worker() const;  // caller holds reference_mutex_
 
@@ -67,7 +68,7 @@ class TritonExecutor final : public Executor {
   mutable std::mutex reference_mutex_;  // one request at a time to the reference worker
   mutable std::unique_ptr<Worker> reference_;
   mutable std::optional<Status> availability_;
-  std::set<std::string> prepared_;
+  std::map<std::string, boost::json::value> prepared_;  // expected-output path -> its description
 
   std::mutex pool_mutex_;
   std::condition_variable pool_changed_;

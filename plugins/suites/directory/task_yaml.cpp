@@ -148,7 +148,8 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   } catch (const YAML::BadFile&) {
     return Status(StatusCode::not_found, "cannot read " + task_yaml_path, task_yaml_path);
   } catch (const YAML::Exception& error) {
-    return reader.error(YAML::Node(), "invalid YAML: " + error.msg + " (line " + std::to_string(error.mark.line + 1) + ")");
+    return Status(StatusCode::invalid_config, "invalid YAML: " + error.msg,
+                  task_yaml_path + ":" + std::to_string(error.mark.line + 1) + ":" + std::to_string(error.mark.column + 1));
   }
   if (!root.IsMap()) return reader.error(root, "task.yaml must be a mapping");
   static const std::vector<std::string> keys = {

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "support/test_support.hpp"
+
 namespace tritongym {
 namespace {
 
@@ -27,6 +32,27 @@ TEST(Prompts, TaskPromptShowsVisibleShapesOnly) {
   EXPECT_NE(prompt.find("def add(x, y)"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("N=1024"), std::string::npos);
   EXPECT_EQ(prompt.find("99991"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tritongym
+
+namespace tritongym {
+namespace {
+
+TEST(Prompts, TheDocumentedContractIsTheOneTheModelReads) {
+  std::ifstream in(testing::source_dir() + "/docs/candidate-contract.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string doc = text.str();
+  size_t begin = doc.find("<!-- contract -->\n");
+  size_t end = doc.find("\n<!-- /contract -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  begin += std::string("<!-- contract -->\n").size();
+  EXPECT_EQ(doc.substr(begin, end - begin), kCandidateContract);
+  TaskSpec task;
+  EXPECT_NE(task_prompt(task).find(kCandidateContract), std::string::npos);
 }
 
 }  // namespace

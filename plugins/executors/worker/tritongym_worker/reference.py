@@ -38,7 +38,8 @@ class ReferenceRole:
         return self._modules[path]
 
     def prepare(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Writes inputs/<key>.pt and reference/<key>.pt for each case that has none yet."""
+        """Writes inputs/<key>.pt and reference/<key>.pt for each case that has none yet, and describes
+        the expected outputs (for `tritongym tasks check`'s degeneracy test)."""
         task = request["task"]
         module = self._reference_module(task["reference_path"])
         prepared = []
@@ -57,7 +58,8 @@ class ReferenceRole:
                     torch.cuda.synchronize()
                 _save_atomically({"inputs": [_to_cpu(v) for v in values]}, inputs_path)
                 _save_atomically({"outputs": [o.detach().cpu() for o in outputs]}, reference_path)
-            prepared.append({"key": case["key"]})
+            outputs = torch.load(reference_path, weights_only=True)["outputs"]
+            prepared.append({"key": case["key"], "outputs": [describe_output(o) for o in outputs]})
         return {"ok": True, "cases": prepared}
 
     def compare(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +109,27 @@ class ReferenceRole:
         result["within_max_abs_0_01"] = worst_abs <= TRITONGYM_MAX_ABS
         result["atol"], result["rtol"] = atol, rtol
         return result
+
+
+def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
+    """What a degeneracy check needs: spread, size, the axes along which nothing varies, a digest."""
+    values = tensor.double()
+    finite = values[torch.isfinite(values)] if values.numel() else values
+    constant_axes = []
+    if tensor.numel() > 1:
+        for axis, size in enumerate(tensor.shape):
+            if size > 1 and bool((values.amax(dim=axis) == values.amin(dim=axis)).all()):
+                constant_axes.append(axis)
+    import hashlib
+    return {
+        "shape": list(tensor.shape), "dtype": str(tensor.dtype).replace("torch.", ""),
+        "std": float(finite.std()) if finite.numel() > 1 else 0.0,
+        "max_abs": float(finite.abs().max()) if finite.numel() else 0.0,
+        "non_finite": int((~torch.isfinite(values)).sum()) if values.numel() else 0,
+        "constant_axes": constant_axes,
+        "digest": hashlib.sha256(tensor.contiguous().view(torch.uint8).numpy().tobytes()).hexdigest()[:16]
+        if tensor.numel() else "",
+    }
 
 
 def _compare_tensors(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float) -> dict[str, Any]:

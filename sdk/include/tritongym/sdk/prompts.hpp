@@ -9,6 +9,18 @@
 
 namespace tritongym {
 
+// The candidate contract, as the model reads it (docs/candidate-contract.md quotes it verbatim; a
+// test keeps the two identical).
+inline constexpr const char* kCandidateContract =
+    "The candidate is one Python file. It defines the task's entry function, with the task's parameters in "
+    "order, and the kernels it launches, written in the task's DSL. The entry function receives the inputs "
+    "as positional arguments: contiguous tensors on the device the task runs on, and Python numbers for "
+    "scalars. It must not modify them. It returns a new tensor (or a tuple of new tensors, in the order the "
+    "task gives) of the shape and dtype the task states. The computation must happen in the kernels you "
+    "write: PyTorch may allocate outputs (torch.empty and friends) and make views, nothing more. The file "
+    "may import torch, triton and the Python standard library; it must not start processes, write files "
+    "outside its working folder, or use the network. What it prints is returned to you.";
+
 // The task as the model sees it: description, entry point, dtypes, visible shapes, the candidate
 // contract. Never includes held-out shapes or the oracle.
 inline std::string task_prompt(const TaskSpec& task) {
@@ -17,7 +29,9 @@ inline std::string task_prompt(const TaskSpec& task) {
   if (!text.empty() && text.back() != '\n') text += "\n";
   text += "\nWrite one Python file that defines `def " + task.entry_function + "(";
   for (size_t i = 0; i < task.entry_parameters.size(); ++i) text += (i ? ", " : "") + task.entry_parameters[i];
-  text += ")` returning the output tensor(s), computed by kernels you write in " + task.dsl + ".\n";
+  text += ")` returning the output tensor(s), computed by kernels you write in " + task.dsl + ".\n\n";
+  text += kCandidateContract;
+  text += "\n\n";
   if (!task.dtypes.empty()) {
     text += "dtypes:";
     for (const auto& dtype : task.dtypes) text += " " + dtype;

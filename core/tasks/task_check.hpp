@@ -1,0 +1,33 @@
+// `tritongym tasks check`: is a task fit for the benchmark? Its oracle passes every shape, its reference
+// and oracle agree (the oracle is judged against the reference), and it is not degenerate.
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tritongym/sdk/executor.hpp"
+#include "tritongym/sdk/types.hpp"
+
+namespace tritongym::tasks {
+
+struct TaskCheck {
+  std::string task_id;
+  bool passed = false;
+  std::vector<std::string> problems;  // each a sentence; empty when passed
+  std::string oracle_verdict;         // the executor's verdict on the oracle
+  size_t shapes_checked = 0;
+  double seconds = 0.0;
+};
+
+// Degeneracy, from the reference worker's description of the expected outputs (the executor's
+// record "expected_outputs": per case its dims and, per output, std, max_abs, constant_axes, digest):
+// an output near zero or near constant (within the task's tolerance), constant along an axis, holding
+// NaN/Inf, or identical for different random inputs is a problem.
+std::vector<std::string> find_degeneracy(const boost::json::value& expected_outputs, const TaskSpec& task);
+
+// Runs the checks with `executor` (final-score stage: every shape the executor runs).
+TaskCheck check_task(const TaskSpec& task, Executor& executor);
+
+}  // namespace tritongym::tasks
