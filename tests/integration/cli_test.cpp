@@ -263,7 +263,8 @@ TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
                       "--executor", "tritongym.executor.triton-interpreter"});
   EXPECT_EQ(bad.exit_code, 1);
   std::map<std::string, std::string> problems;
-  for (const auto& task : parse_stdout(bad).at("tasks").as_array())
+  boost::json::value report = parse_stdout(bad);
+  for (const auto& task : report.at("tasks").as_array())
     problems[std::string(task.at("task").as_string())] = boost::json::serialize(task.at("problems"));
   EXPECT_NE(problems["degenerate/tiny-output"].find("within tolerance of zero"), std::string::npos);
   EXPECT_NE(problems["degenerate/ignores-input"].find("same for different random inputs"), std::string::npos);

@@ -13,9 +13,9 @@ def _lse_tile_kernel(x_ptr, out_ptr, n_rows, n_cols, BLOCK_M: tl.constexpr, BLOC
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.arange(0, BLOCK_N)
     row_mask = rows < n_rows
-    mask = row_mask[:, None] & (cols < n_cols)[None, :]
-    ptrs = x_ptr + rows.to(tl.int64)[:, None] * n_cols + cols[None, :]
-    x = tl.load(ptrs, mask=mask, other=-float("inf"), eviction_policy="evict_first").to(tl.float32)
+    safe_rows = tl.minimum(rows, n_rows - 1)  # rows past the end re-read the last row and are not stored
+    ptrs = x_ptr + safe_rows.to(tl.int64)[:, None] * n_cols + cols[None, :]
+    x = tl.load(ptrs, mask=(cols < n_cols)[None, :], other=-float("inf"), eviction_policy="evict_first").to(tl.float32)
     m = tl.max(x, axis=1)
     s = tl.sum(tl.exp2((x - m[:, None]) * _LOG2E), axis=1)
     out = m + tl.log2(s) * _LN2
