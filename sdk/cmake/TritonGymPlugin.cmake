@@ -1,12 +1,14 @@
-# tritongym_add_plugin(<target> MANIFEST <plugin.yaml> SOURCES <files...> [OUTPUT_DIR <dir>] [FOLDER <name>]
-#                      [NO_INSTALL])
+# tritongym_add_plugin(<target> MANIFEST <plugin.yaml> SOURCES <files...> [DATA <files...>]
+#                      [OUTPUT_DIR <dir>] [FOLDER <name>] [NO_INSTALL])
 #
 # Builds a TritonGym plugin: a MODULE library linked to the SDK, with only its entry point exported,
 # placed in <OUTPUT_DIR>/<FOLDER, default target>/ beside a copy of its plugin.yaml (the layout the host scans).
 # OUTPUT_DIR defaults to TRITONGYM_PLUGIN_DIR when set (the in-tree build), else to
 # ${CMAKE_BINARY_DIR}/plugins. The manifest's `library:` must name the file this target produces.
+# DATA files (a DSL's reference, a price table) are copied beside the library, where the plugin finds
+# them through PluginContext::plugin_dir.
 function(tritongym_add_plugin target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIR;FOLDER" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL" "MANIFEST;OUTPUT_DIR;FOLDER" "SOURCES;DATA")
   if(NOT ARG_MANIFEST)
     message(FATAL_ERROR "tritongym_add_plugin(${target}): MANIFEST plugin.yaml is required")
   endif()
@@ -38,9 +40,14 @@ function(tritongym_add_plugin target)
     message(FATAL_ERROR "${manifest}: `library: ${declared}` but target ${target} builds ${expected}")
   endif()
   configure_file(${manifest} ${ARG_OUTPUT_DIR}/${ARG_FOLDER}/plugin.yaml COPYONLY)
+  foreach(data ${ARG_DATA})
+    get_filename_component(data_path ${data} ABSOLUTE)
+    get_filename_component(data_name ${data} NAME)
+    configure_file(${data_path} ${ARG_OUTPUT_DIR}/${ARG_FOLDER}/${data_name} COPYONLY)
+  endforeach()
 
   if(NOT ARG_NO_INSTALL AND DEFINED TRITONGYM_INSTALL_PLUGIN_DIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${TRITONGYM_INSTALL_PLUGIN_DIR}/${target})
-    install(FILES ${manifest} DESTINATION ${TRITONGYM_INSTALL_PLUGIN_DIR}/${target})
+    install(FILES ${manifest} ${ARG_DATA} DESTINATION ${TRITONGYM_INSTALL_PLUGIN_DIR}/${target})
   endif()
 endfunction()
