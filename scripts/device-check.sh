@@ -56,6 +56,7 @@ run() {
   "$tg" doctor --json > "$out/doctor.json"
   "$tg" plugins doctor | tee "$out/plugins-doctor.txt"
   local summary=() failed=0
+  if [[ ${DEVICE_FIXTURES:-0} == 1 ]]; then
   echo "== fixture candidates through tritongym eval (executor auto)"
   for fixture in tests/fixtures/candidates/vector-add/*.py; do
     name=$(basename "$fixture" .py)
@@ -63,14 +64,26 @@ run() {
     { echo "### $name"; cat /tmp/eval.json; } >> "$out/fixture-evals.log"
     printf '%-20s %s\n' "$name" "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["verdict"], "|", r["message"].splitlines()[-1][:110])' /tmp/eval.json 2>/dev/null || tail -1 /tmp/eval.json)"
   done | tee "$out/fixtures.txt"
-  for suite in gpu_tests executor_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests; do
+  fi
+  echo "== tritongym tasks check on the GPU (every oracle, every visible and held-out shape)"
+  "$tg" --log-level warn tasks check --executor tritongym.executor.triton-cuda > "$out/tasks-check.txt" 2>&1 \
+    && tasks_status=ok || { tasks_status=FAILED; failed=1; }
+  grep -vE "^\S+\s+ok\s" "$out/tasks-check.txt" | tail -15
+  summary+=("$(printf '%-26s %-7s %s' "tasks check (cuda)" "$tasks_status" "$(tail -1 "$out/tasks-check.txt")")")
+  for suite in gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests; do
     if "$BUNDLE/bin/$suite" > "$out/$suite.log" 2>&1; then status=ok; else status=FAILED; failed=1; fi
     local passed skipped
     passed=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$out/$suite.log" || echo 0)
     skipped=$(grep -oP '\[  SKIPPED \] \K[0-9]+(?= test)' "$out/$suite.log" || echo 0)
     summary+=("$(printf '%-26s %-7s passed %-4s skipped %s' "$suite" "$status" "$passed" "$skipped")")
   done
-  grep -h -A3 'GpuDoctor' "$out/gpu_tests.log" | head -8
+  if [[ ${DEVICE_BENCH:-0} == 1 ]]; then
+    echo "== oracle speedups (bench/oracle_speedups.py)"
+    "$tg" tasks list --json --full > /tmp/tasks.json
+    timeout "${DEVICE_BENCH_SECONDS:-500}" "$TRITONGYM_PYTHON" bench/oracle_speedups.py /tmp/tasks.json \
+      --out "$out/oracle-speedups.md" > "$out/oracle-speedups.log" 2>&1 || true
+    tail -3 "$out/oracle-speedups.log"
+  fi
   echo "== summary"
   printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
   return $failed

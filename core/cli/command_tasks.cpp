@@ -68,10 +68,10 @@ std::string shapes_text(const std::vector<ShapeSpec>& shapes) {
   return text.empty() ? "-" : text;
 }
 
-int list(const std::vector<TaskSpec>& tasks, bool json) {
+int list(const std::vector<TaskSpec>& tasks, bool json, bool full) {
   if (json) {
     boost::json::array out;
-    for (const auto& task : tasks) out.push_back(task_json(task, false));
+    for (const auto& task : tasks) out.push_back(task_json(task, full));
     print_json(std::cout, out);
     return kExitOk;
   }
@@ -156,14 +156,14 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
   po::options_description options("tasks options");
   options.add_options()("action", po::value<std::string>(), "list | show | check")(
       "ids", po::value<std::vector<std::string>>(), "task ids (show: one; check: any, default all)")(
-      "json", "print JSON")("split", po::value<std::string>(), "only this split: standard, ood, dsl, community")(
+      "json", "print JSON")("full", "list --json: every field, as tasks show gives it")("split", po::value<std::string>(), "only this split: standard, ood, dsl, community")(
       "root", po::value<std::string>(), "suites folder (default: <project>/tasks)")(
       "executor", po::value<std::string>()->default_value("auto"), "check: executor id, or auto");
   po::positional_options_description positional;
   positional.add("action", 1).add("ids", -1);
   int exit_code = kExitOk;
   std::string usage =
-      "tritongym tasks list|check [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--json] | tasks show ID";
+      "tritongym tasks list|check [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--json [--full]] | tasks show ID";
   auto values = parse_arguments(usage, options, positional, arguments, exit_code);
   if (!values) return exit_code;
   std::string action = values->count("action") ? (*values)["action"].as<std::string>() : "";
@@ -206,7 +206,7 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
     if (id_ok && (split.empty() || task.split == split)) chosen.push_back(task);
   }
   bool json = values->count("json") > 0;
-  if (action == "list") return list(chosen, json);
+  if (action == "list") return list(chosen, json, values->count("full") > 0);
   if (action == "show") {
     if (ids.size() != 1) {
       std::cerr << "error: tasks show needs exactly one task id\n";

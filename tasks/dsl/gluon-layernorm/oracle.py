@@ -4,14 +4,15 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
 
-# One read of x and one write of out: whole rows in registers in a 2-D BlockedLayout with 16-byte
-# (8 x fp16) vectors along N, several rows per program for short rows, weight/bias loaded once per
-# program in the column SliceLayout; N is passed as N // VEC so odd row lengths keep vector access.
+# One read of x and one write of out: whole rows in registers in a 2-D BlockedLayout (several rows per
+# program for short rows), weight/bias loaded once per program in the column SliceLayout; N is
+# passed as N // VEC so the compiler can prove the rows' alignment, and each thread owns VEC contiguous
+# elements (16-byte vectors when N % 8 == 0) so every warp access is fully coalesced whatever N is.
 @gluon.jit
 def _layernorm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, M, n_vec, eps, VEC: gl.constexpr, BLOCK_M: gl.constexpr,
                       BLOCK_N: gl.constexpr, TPW_M: gl.constexpr, TPW_N: gl.constexpr, WPC_M: gl.constexpr,
                       WPC_N: gl.constexpr):
-    layout: gl.constexpr = gl.BlockedLayout(size_per_thread=[1, 8], threads_per_warp=[TPW_M, TPW_N],
+    layout: gl.constexpr = gl.BlockedLayout(size_per_thread=[1, VEC], threads_per_warp=[TPW_M, TPW_N],
                                             warps_per_cta=[WPC_M, WPC_N], order=[1, 0])
     row_layout: gl.constexpr = gl.SliceLayout(1, layout)
     col_layout: gl.constexpr = gl.SliceLayout(0, layout)
@@ -39,8 +40,8 @@ def layernorm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: fl
     vec = 8 if n % 8 == 0 else 4 if n % 4 == 0 else 2 if n % 2 == 0 else 1
     block_n = max(triton.next_power_of_2(n), 16)
     block_m = max(1, 4096 // block_n)  # about 4K elements per program
-    num_warps = 16 if block_n >= 8192 else 8
-    tpw_n = min(32, block_n // 8)
+    num_warps = 4 if block_n <= 2048 else 8
+    tpw_n = min(32, block_n // vec)  # VEC contiguous elements per thread: the widest access rows allow
     tpw_m = 32 // tpw_n
     wpc_m = min(num_warps, max(1, block_m // tpw_m))  # warps along M first: cheaper row reductions
     wpc_n = num_warps // wpc_m

@@ -4,13 +4,14 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
 
-# One read and one write of x: whole rows live in registers in a 2-D BlockedLayout (16-byte vectors
-# along N, several rows per program when N is short); the row length is passed as N // VEC so the
-# compiler can prove 16-byte alignment of every row and keep vector loads for odd N.
+# One read and one write of x: whole rows live in registers in a 2-D BlockedLayout (one row per
+# 4-warp program, several when N is short); the row length is passed as N // VEC so the compiler can
+# prove the rows' alignment, and each thread owns VEC contiguous elements (16-byte vectors when
+# N % 4 == 0) so every warp access is fully coalesced whatever N is.
 @gluon.jit
 def _softmax_kernel(x_ptr, out_ptr, M, n_vec, VEC: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
                     TPW_M: gl.constexpr, TPW_N: gl.constexpr, WPC_M: gl.constexpr, WPC_N: gl.constexpr):
-    layout: gl.constexpr = gl.BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[TPW_M, TPW_N],
+    layout: gl.constexpr = gl.BlockedLayout(size_per_thread=[1, VEC], threads_per_warp=[TPW_M, TPW_N],
                                             warps_per_cta=[WPC_M, WPC_N], order=[1, 0])
     row_layout: gl.constexpr = gl.SliceLayout(1, layout)
     col_layout: gl.constexpr = gl.SliceLayout(0, layout)
@@ -32,9 +33,9 @@ def row_softmax(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     vec = 4 if n % 4 == 0 else 2 if n % 2 == 0 else 1
     block_n = max(triton.next_power_of_2(n), 16)
-    block_m = max(1, 4096 // block_n)  # about 4K elements (16 per thread) per program
-    num_warps = 8
-    tpw_n = min(32, block_n // 4)
+    block_m = max(1, 1024 // block_n)  # one row per program unless rows are short
+    num_warps = 4
+    tpw_n = min(32, block_n // vec)  # VEC contiguous elements per thread: the widest access rows allow
     tpw_m = 32 // tpw_n
     wpc_m = min(num_warps, max(1, block_m // tpw_m))  # warps along M first: cheaper row reductions
     wpc_n = num_warps // wpc_m

@@ -89,7 +89,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         b_desc = TensorDescriptor.from_tensor(b, [BLOCK_K, BLOCK_N])
         c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N])
         _matmul_tma_kernel[grid](a_desc, b_desc, c_desc, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                                 BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, UPCAST=UPCAST, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+                                 BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, UPCAST=UPCAST, num_warps=NUM_WARPS,
+                                 num_stages=NUM_STAGES)
     else:
         _matmul_ptr_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                                  c.stride(0), c.stride(1), BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
