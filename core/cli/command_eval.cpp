@@ -120,6 +120,19 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
     print_error(task.status());
     return task.status().code() == StatusCode::not_found ? kExitUsage : kExitConfigError;
   }
+  // The task's DSL plugin (tritongym.dsl.<dsl>), when one is loaded, checks the source first, as the tools do.
+  std::string dsl_id = "tritongym.dsl." + task->dsl;
+  if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
+    auto dsl = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
+    if (!dsl) {
+      print_error(dsl.status());
+      return kExitPluginError;
+    }
+    if (Status rules = (*dsl)->check_source(code.str()); !rules.is_ok()) {
+      std::cout << "compile_error: " << rules.message() << "\n";
+      return kExitFailure;
+    }
+  }
   auto choice = environment::choose_executor(registry, (*values)["executor"].as<std::string>(), [&](const std::string& id) {
     return plugin_context(context, registry, id, "{}", "--executor");
   });

@@ -153,6 +153,33 @@ TEST_F(ShippedPlugins, ScriptedBackendNeedsSomethingToPlay) {
   EXPECT_EQ(backend.status().code(), StatusCode::invalid_config);
 }
 
+// ------------------------------------------------------------------ Gluon DSL
+
+TEST_F(ShippedPlugins, GluonChecksItsCandidatesAndServesItsReference) {
+  PluginContext context;
+  context.config_json = R"({"max_sections": 2})";
+  context.plugin_dir = registry_->origin("tritongym.dsl.gluon")->manifest.directory;
+  auto gluon = registry_->create<Dsl>("tritongym.dsl.gluon", context);
+  ASSERT_TRUE(gluon) << gluon.status().to_string();
+  EXPECT_EQ((*gluon)->name(), "gluon");
+  EXPECT_NE((*gluon)->candidate_rules().find("@gluon.jit"), std::string::npos);
+  std::string good = "from triton.experimental import gluon\nfrom triton.experimental.gluon import language as gl\n"
+                     "@gluon.jit\ndef k(x_ptr):\n    pass\n";
+  EXPECT_TRUE((*gluon)->check_source(good));
+  Status plain_triton = (*gluon)->check_source("import triton\n@triton.jit\ndef k(x):\n    pass\n");
+  ASSERT_FALSE(plain_triton);
+  EXPECT_NE(plain_triton.message().find("must import it"), std::string::npos) << plain_triton.message();
+  Status mixed = (*gluon)->check_source(good + "@triton.jit\ndef other(x):\n    pass\n");
+  EXPECT_NE(mixed.message().find("not @triton.jit"), std::string::npos) << mixed.message();
+  auto layouts = (*gluon)->docs("BlockedLayout size_per_thread");
+  ASSERT_TRUE(layouts);
+  EXPECT_NE(layouts->find("BlockedLayout"), std::string::npos);
+  EXPECT_EQ(layouts->rfind("## ", 0), 0u) << "answers start at a section heading";
+  auto nothing = (*gluon)->docs("zzzqqq");
+  ASSERT_TRUE(nothing);
+  EXPECT_NE(nothing->find("Sections:"), std::string::npos);
+}
+
 // ------------------------------------------------------------------ one-shot workflow
 
 struct OneShotRun {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tritongym/sdk/config.hpp"
+#include "tritongym/sdk/context.hpp"
 #include "tritongym/sdk/dsl.hpp"
 
 namespace tritongym::dsls {

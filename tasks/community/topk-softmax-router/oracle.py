@@ -7,8 +7,10 @@ import triton.language as tl
 # softmax statistics and the k rounds of (max, argmax, mask out) are all register reductions, so the
 # logits are read once and only the (T, k) results are written.
 @triton.jit
-def _topk_softmax_kernel(logits_ptr, w_ptr, idx_ptr, T, E, K: tl.constexpr, BT: tl.constexpr,
+def _topk_softmax_kernel(logits_ptr, w_ptr, idx_ptr, T, E: tl.constexpr, K: tl.constexpr, BT: tl.constexpr,
                          BE: tl.constexpr):
+    # E is a compile-time constant so row starts and the column mask are known to be aligned (vector loads
+    # even when E is not a multiple of 16)
     rows = tl.program_id(0) * BT + tl.arange(0, BT)
     cols = tl.arange(0, BE)
     row_mask = rows < T

@@ -1,3 +1,5 @@
+import os
+
 import torch
 import triton
 import triton.language as tl
@@ -12,8 +14,18 @@ def _combine(a1, b1, a2, b2):
 # Memory-bound: each program owns BD contiguous channels of one batch element and walks time in BT-step
 # tiles; inside a tile the recurrence is an associative scan over (a, b) pairs (parallel, in registers), so
 # each tile is one coalesced load of a and b and one store of h, with only the carry h passed between tiles.
+_CONFIGS = [
+    triton.Config({"BT": 64, "BD": 32}, num_warps=4, num_stages=3),
+    triton.Config({"BT": 64, "BD": 16}, num_warps=2, num_stages=3),
+    triton.Config({"BT": 32, "BD": 32}, num_warps=4, num_stages=1),
+]
+if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: one config, no tuning
+    _CONFIGS = _CONFIGS[:1]
+
+
+@triton.autotune(configs=_CONFIGS, key=["NB", "T", "D"])
 @triton.jit
-def _glr_kernel(a_ptr, b_ptr, h_ptr, T, D, BT: tl.constexpr, BD: tl.constexpr):
+def _glr_kernel(a_ptr, b_ptr, h_ptr, NB, T, D, BT: tl.constexpr, BD: tl.constexpr):
     pid_b = tl.program_id(0)
     chans = tl.program_id(1) * BD + tl.arange(0, BD)
     chan_mask = chans < D
@@ -35,6 +47,6 @@ def _glr_kernel(a_ptr, b_ptr, h_ptr, T, D, BT: tl.constexpr, BD: tl.constexpr):
 def gated_linear_recurrence(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     batch, t, d = a.shape
     h = torch.empty_like(a)
-    bt, bd = 32, 64
-    _glr_kernel[(batch, triton.cdiv(d, bd))](a, b, h, t, d, BT=bt, BD=bd, num_warps=4)
+    grid = lambda meta: (batch, triton.cdiv(d, meta["BD"]))
+    _glr_kernel[grid](a, b, h, batch, t, d)
     return h

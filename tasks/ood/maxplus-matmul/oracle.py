@@ -9,9 +9,9 @@ import triton.language as tl
 # BM x BN tile (one add + one max per element per k), the a column and b row of each k come from L1/L2, and
 # programs are grouped along M so neighbouring tiles share b in L2.
 _CONFIGS = [
-    triton.Config({"BM": 128, "BN": 128, "GROUP_M": 8}, num_warps=8, num_stages=1),
-    triton.Config({"BM": 128, "BN": 64, "GROUP_M": 8}, num_warps=4, num_stages=1),
-    triton.Config({"BM": 64, "BN": 64, "GROUP_M": 8}, num_warps=4, num_stages=1),
+    triton.Config({"BM": 128, "BN": 128, "U": 4, "GROUP_M": 8}, num_warps=4, num_stages=1),
+    triton.Config({"BM": 256, "BN": 128, "U": 4, "GROUP_M": 8}, num_warps=8, num_stages=1),
+    triton.Config({"BM": 128, "BN": 64, "U": 4, "GROUP_M": 8}, num_warps=4, num_stages=1),
 ]
 if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: one config, no tuning
     _CONFIGS = _CONFIGS[:1]
@@ -19,7 +19,8 @@ if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmar
 
 @triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
 @triton.jit
-def _maxplus_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr):
+def _maxplus_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, U: tl.constexpr,
+                    GROUP_M: tl.constexpr):
     pid = tl.program_id(0)
     grid_m = tl.cdiv(M, BM)
     grid_n = tl.cdiv(N, BN)
@@ -35,7 +36,13 @@ def _maxplus_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.const
     a_ptrs = a_ptr + rm.to(tl.int64) * K
     b_ptrs = b_ptr + rn
     acc = tl.full((BM, BN), -float("inf"), dtype=tl.float32)
-    for k in range(0, K):
+    k_main = (K // U) * U
+    for k0 in range(0, k_main, U):  # unrolled by U so the loads of U steps are issued together
+        for u in tl.static_range(U):
+            a = tl.load(a_ptrs + (k0 + u), mask=mask_m, other=0.0)
+            b = tl.load(b_ptrs + (k0 + u) * N, mask=mask_n, other=0.0)
+            acc = tl.maximum(acc, a[:, None] + b[None, :])
+    for k in range(k_main, K):
         a = tl.load(a_ptrs + k, mask=mask_m, other=0.0)
         b = tl.load(b_ptrs + k * N, mask=mask_n, other=0.0)
         acc = tl.maximum(acc, a[:, None] + b[None, :])

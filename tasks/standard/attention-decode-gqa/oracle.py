@@ -3,13 +3,14 @@ import triton
 import triton.language as tl
 
 # Fast because: it is bound by reading the KV cache once. Each program takes one KV head and one slice of
-# the sequence (split-K, so B*Hkv*splits programs fill all SMs even for small batches) and serves all g
-# query heads of that KV head from one pass over its K/V tiles (tl.dot on a g-row tile), streaming K/V
-# through a pipelined loop; a second tiny kernel merges the per-split (output, log-sum-exp) pairs.
+# the sequence (split-K, so B*Hkv*splits programs fill all SMs in one wave even for small batches) and
+# serves all g query heads of that KV head from one pass over its K/V tiles (tl.dot on a g-row tile),
+# streaming K/V through a pipelined loop; a second tiny kernel merges the per-split (output, log-sum-exp).
 
 
 BLOCK_N = {64: 128, 128: 64}  # keys per tile, by head dimension
-NUM_WARPS, NUM_STAGES = 4, 4
+NUM_WARPS, NUM_STAGES = 4, 3
+SLOTS = 2 * 132  # programs resident at once: 2 per SM on 132 SMs
 
 
 @triton.jit
@@ -71,10 +72,10 @@ def decode_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch
     Hkv, S = k.shape[1], k.shape[2]
     group = Hq // Hkv
     block_n = BLOCK_N[D]
-    # Enough splits for ~4 programs per SM (132 SMs), each covering a multiple of block_n keys, at least 4.
-    target = triton.cdiv(4 * 132, B * Hkv)
-    chunk = triton.cdiv(triton.cdiv(S, max(1, min(target, triton.cdiv(S, block_n)))), block_n) * block_n
-    chunk = max(chunk, 4 * block_n)
+    # Splits sized so that all programs run in one wave (SLOTS resident at once) with long K/V streams; each
+    # split covers a multiple of block_n keys, at least 4 tiles.
+    splits = max(1, round(SLOTS / (B * Hkv)))
+    chunk = max(triton.cdiv(triton.cdiv(S, splits), block_n) * block_n, 4 * block_n)
     num_splits = triton.cdiv(S, chunk)
     o_part = torch.empty((B * Hkv, num_splits, group, D), device=q.device, dtype=torch.float32)
     lse_part = torch.empty((B * Hkv, num_splits, group), device=q.device, dtype=torch.float32)

@@ -3,8 +3,9 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-# Fast because: 128x256x64 wgmma tiles fed by 3-D TMA descriptors (so tiles never cross a batch
-# boundary and need no masks) through a 3-stage pipeline, grouped tile order per batch for L2 reuse.
+# Fast because: 128x256x64 wgmma tiles fed by 3-D TMA descriptors (tiles never cross a batch boundary,
+# so no masks) through a 3-stage pipeline, a grouped tile order per batch for L2 reuse, and a TMA store of C.
+# Rows that are not 16-byte aligned (odd K or N) get one cheap padding copy so TMA still works.
 
 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M = 128, 256, 64, 8
 NUM_WARPS, NUM_STAGES = 8, 3
@@ -23,66 +24,70 @@ def _tile_coords(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_
 
 
 @triton.jit
-def _bmm_tma_kernel(a_desc, b_desc, c_desc, M, N, K,
-                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+def _bmm_kernel(a_desc, b_desc, c_desc, c_ptr, M, N, K,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                TMA_STORE: tl.constexpr):
     pid_m, pid_n = _tile_coords(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     z = tl.program_id(1)
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = a_desc.load([z, off_m, k * BLOCK_K]).reshape(BLOCK_M, BLOCK_K)  # OOB reads as zero
+        a = a_desc.load([z, off_m, k * BLOCK_K]).reshape(BLOCK_M, BLOCK_K)  # outside the matrix reads as zero
         b = b_desc.load([z, k * BLOCK_K, off_n]).reshape(BLOCK_K, BLOCK_N)
         acc = tl.dot(a, b, acc)
-    c_desc.store([z, off_m, off_n], acc.to(c_desc.dtype).reshape(1, BLOCK_M, BLOCK_N))  # clipped
+    c = acc.to(c_ptr.dtype.element_ty)
+    if TMA_STORE:
+        c_desc.store([z, off_m, off_n], c.reshape(1, BLOCK_M, BLOCK_N))  # clipped to (M, N)
+    else:  # rows of C are not 16-byte aligned: masked pointer store
+        offs_m = off_m + tl.arange(0, BLOCK_M)
+        offs_n = off_n + tl.arange(0, BLOCK_N)
+        mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        c_ptr += z.to(tl.int64) * M * N
+        tl.store(c_ptr + offs_m.to(tl.int64)[:, None] * N + offs_n[None, :], c, mask=mask)
 
 
 @triton.jit
-def _bmm_ptr_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                    stride_az, stride_am, stride_ak, stride_bz, stride_bk, stride_bn,
-                    stride_cz, stride_cm, stride_cn,
-                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    # Fallback for rows that are not 16-byte aligned (TMA cannot describe them).
-    pid_m, pid_n = _tile_coords(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    z = tl.program_id(1).to(tl.int64)
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
-    rows = tl.where(offs_m < M, offs_m, 0)  # clamp: loads need only the K mask, the store masks M, N
-    cols = tl.where(offs_n < N, offs_n, 0)
-    a_ptrs = a_ptr + z * stride_az + rows[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + z * stride_bz + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        k_left = K - k * BLOCK_K
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    c_ptrs = c_ptr + z * stride_cz + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+def _pad_rows_kernel(src_ptr, dst_ptr, n_rows, n_cols, dst_pitch, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    rows = rows.to(tl.int64)[:, None]
+    x = tl.load(src_ptr + rows * n_cols + cols[None, :], mask=mask)
+    tl.store(dst_ptr + rows * dst_pitch + cols[None, :], x, mask=mask)
 
 
-def _tma_ok(*tensors):
-    return all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0
-               and all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1]) for t in tensors)
+def _tma_ok(t):
+    return t.is_contiguous() and t.data_ptr() % 16 == 0 and (t.shape[-1] * t.element_size()) % 16 == 0
+
+
+def _descriptor(t, block):
+    """TMA descriptor of a contiguous tensor. TMA needs 16-byte aligned rows: if t's rows are not, they are
+    first copied into a buffer with padded rows (one cheap pass); the descriptor keeps the logical shape, so
+    the padding is never read (TMA returns zeros outside the shape)."""
+    if _tma_ok(t):
+        return TensorDescriptor.from_tensor(t, block)
+    cols = t.shape[-1]
+    rows = t.numel() // cols
+    align = 16 // t.element_size()
+    pitch = triton.cdiv(cols, align) * align
+    buf = torch.empty((rows, pitch), device=t.device, dtype=t.dtype)
+    _pad_rows_kernel[(triton.cdiv(rows, 16), triton.cdiv(cols, 256))](t, buf, rows, cols, pitch, BLOCK_R=16,
+                                                                     BLOCK_C=256, num_warps=4)
+    strides = [1, pitch]
+    for size in reversed(t.shape[1:-1]):
+        strides.append(strides[-1] * size)
+    return TensorDescriptor(buf, list(t.shape), strides[::-1], block)
 
 
 def batched_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     Z, M, K = a.shape
     N = b.shape[2]
     c = torch.empty((Z, M, N), device=a.device, dtype=a.dtype)
+    tma_store = _tma_ok(c)
+    c_desc = TensorDescriptor.from_tensor(c, [1, BLOCK_M, BLOCK_N]) if tma_store else None
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), Z)
-    if _tma_ok(a, b, c):
-        a_desc = TensorDescriptor.from_tensor(a, [1, BLOCK_M, BLOCK_K])
-        b_desc = TensorDescriptor.from_tensor(b, [1, BLOCK_K, BLOCK_N])
-        c_desc = TensorDescriptor.from_tensor(c, [1, BLOCK_M, BLOCK_N])
-        _bmm_tma_kernel[grid](a_desc, b_desc, c_desc, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                              BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
-    else:
-        _bmm_ptr_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), a.stride(2),
-                              b.stride(0), b.stride(1), b.stride(2), c.stride(0), c.stride(1), c.stride(2),
-                              BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M,
-                              num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    _bmm_kernel[grid](_descriptor(a, [1, BLOCK_M, BLOCK_K]), _descriptor(b, [1, BLOCK_K, BLOCK_N]), c_desc, c, M, N, K,
+                      BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, TMA_STORE=tma_store,
+                      num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return c

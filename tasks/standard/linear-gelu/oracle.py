@@ -4,8 +4,9 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 # Fast because: 128x256x64 wgmma tiles fed by TMA (weight tiles read K-major straight from the (N, K)
-# layout, no transpose copy) through a 3-stage pipeline, grouped tile order for L2 reuse, and bias + erf
-# GELU applied to the fp32 accumulators in registers before the one store.
+# layout, no transpose copy) through a 3-stage pipeline, a grouped tile order for L2 reuse, and bias + erf
+# GELU applied to the fp32 accumulators in registers before one TMA store. Rows that are not 16-byte
+# aligned (odd K or N) get one cheap padding copy so TMA still works.
 
 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M = 128, 256, 64, 8
 NUM_WARPS, NUM_STAGES = 8, 3
@@ -24,74 +25,70 @@ def _tile_coords(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_
 
 
 @triton.jit
-def _bias_gelu(acc, bias_ptr, offs_n, N):
-    h = acc + tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)[None, :]
-    return 0.5 * h * (1.0 + tl.math.erf(h * 0.7071067811865476))
-
-
-@triton.jit
-def _linear_gelu_tma_kernel(x_desc, w_desc, y_desc, bias_ptr, M, N, K,
-                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                            GROUP_M: tl.constexpr):
+def _linear_gelu_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, M, N, K,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                        GROUP_M: tl.constexpr, TMA_STORE: tl.constexpr):
     pid_m, pid_n = _tile_coords(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
-        x = x_desc.load([off_m, k * BLOCK_K])  # out-of-bounds parts of a tile read as zero
+        x = x_desc.load([off_m, k * BLOCK_K])  # parts of a tile outside the matrix read as zero
         w = w_desc.load([off_n, k * BLOCK_K])
         acc = tl.dot(x, w.T, acc)
-    acc = _bias_gelu(acc, bias_ptr, off_n + tl.arange(0, BLOCK_N), N)
-    y_desc.store([off_m, off_n], acc.to(y_desc.dtype))  # clipped to (M, N)
+    cols = off_n + tl.arange(0, BLOCK_N)
+    h = acc + tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)[None, :]
+    c = (0.5 * h * (1.0 + tl.math.erf(h * 0.7071067811865476))).to(c_ptr.dtype.element_ty)
+    if TMA_STORE:
+        c_desc.store([off_m, off_n], c)  # clipped to (M, N)
+    else:  # rows of C are not 16-byte aligned: masked pointer store
+        offs_m = off_m + tl.arange(0, BLOCK_M)
+        offs_n = off_n + tl.arange(0, BLOCK_N)
+        mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        tl.store(c_ptr + offs_m.to(tl.int64)[:, None] * N + offs_n[None, :], c, mask=mask)
 
 
 @triton.jit
-def _linear_gelu_ptr_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K,
-                            stride_xm, stride_xk, stride_wn, stride_wk, stride_ym, stride_yn,
-                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                            GROUP_M: tl.constexpr):
-    # Fallback for rows that are not 16-byte aligned (TMA cannot describe them).
-    pid_m, pid_n = _tile_coords(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
-    rows = tl.where(offs_m < M, offs_m, 0)  # clamp: loads need only the K mask, the store masks M, N
-    cols = tl.where(offs_n < N, offs_n, 0)
-    x_ptrs = x_ptr + rows[:, None] * stride_xm + offs_k[None, :] * stride_xk
-    w_ptrs = w_ptr + cols[:, None] * stride_wn + offs_k[None, :] * stride_wk
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        k_mask = offs_k[None, :] < K - k * BLOCK_K
-        x = tl.load(x_ptrs, mask=k_mask, other=0.0)
-        w = tl.load(w_ptrs, mask=k_mask, other=0.0)
-        acc = tl.dot(x, w.T, acc)
-        x_ptrs += BLOCK_K * stride_xk
-        w_ptrs += BLOCK_K * stride_wk
-    acc = _bias_gelu(acc, bias_ptr, offs_n, N)
-    y_ptrs = y_ptr + offs_m[:, None] * stride_ym + offs_n[None, :] * stride_yn
-    tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+def _pad_rows_kernel(src_ptr, dst_ptr, n_rows, n_cols, dst_pitch, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    rows = rows.to(tl.int64)[:, None]
+    x = tl.load(src_ptr + rows * n_cols + cols[None, :], mask=mask)
+    tl.store(dst_ptr + rows * dst_pitch + cols[None, :], x, mask=mask)
 
 
-def _tma_ok(*tensors):
-    return all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0
-               and all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1]) for t in tensors)
+def _tma_ok(t):
+    return t.is_contiguous() and t.data_ptr() % 16 == 0 and (t.shape[-1] * t.element_size()) % 16 == 0
+
+
+def _descriptor(t, block):
+    """TMA descriptor of a contiguous tensor. TMA needs 16-byte aligned rows: if t's rows are not, they are
+    first copied into a buffer with padded rows (one cheap pass); the descriptor keeps the logical shape, so
+    the padding is never read (TMA returns zeros outside the shape)."""
+    if _tma_ok(t):
+        return TensorDescriptor.from_tensor(t, block)
+    cols = t.shape[-1]
+    rows = t.numel() // cols
+    align = 16 // t.element_size()
+    pitch = triton.cdiv(cols, align) * align
+    buf = torch.empty((rows, pitch), device=t.device, dtype=t.dtype)
+    _pad_rows_kernel[(triton.cdiv(rows, 16), triton.cdiv(cols, 256))](t, buf, rows, cols, pitch, BLOCK_R=16,
+                                                                     BLOCK_C=256, num_warps=4)
+    strides = [1, pitch]
+    for size in reversed(t.shape[1:-1]):
+        strides.append(strides[-1] * size)
+    return TensorDescriptor(buf, list(t.shape), strides[::-1], block)
 
 
 def linear_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     M, K = x.shape
     N = weight.shape[0]
     y = torch.empty((M, N), device=x.device, dtype=x.dtype)
+    tma_store = _tma_ok(y)
+    y_desc = TensorDescriptor.from_tensor(y, [BLOCK_M, BLOCK_N]) if tma_store else None
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
-    if _tma_ok(x, weight, y):
-        x_desc = TensorDescriptor.from_tensor(x, [BLOCK_M, BLOCK_K])
-        w_desc = TensorDescriptor.from_tensor(weight, [BLOCK_N, BLOCK_K])
-        y_desc = TensorDescriptor.from_tensor(y, [BLOCK_M, BLOCK_N])
-        _linear_gelu_tma_kernel[grid](x_desc, w_desc, y_desc, bias, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                                      BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, num_warps=NUM_WARPS,
-                                      num_stages=NUM_STAGES)
-    else:
-        _linear_gelu_ptr_kernel[grid](x, weight, y, bias, M, N, K, x.stride(0), x.stride(1),
-                                      weight.stride(0), weight.stride(1), y.stride(0), y.stride(1),
-                                      BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M,
-                                      num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    _linear_gelu_kernel[grid](_descriptor(x, [BLOCK_M, BLOCK_K]), _descriptor(weight, [BLOCK_N, BLOCK_K]), y_desc, y,
+                              bias, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M,
+                              TMA_STORE=tma_store, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     return y

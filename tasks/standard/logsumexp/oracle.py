@@ -2,8 +2,8 @@ import torch
 import triton
 import triton.language as tl
 
-_LOG2E = 1.4426950408889634
-_LN2 = 0.6931471805599453
+_LOG2E = tl.constexpr(1.4426950408889634)
+_LN2 = tl.constexpr(0.6931471805599453)
 
 
 # Rows up to 16K elements: BLOCK_M whole rows live in registers, so x is read once and each element costs a

@@ -51,8 +51,8 @@ for dt in cfg["dtypes"]:
                 line = f"{dt} {s} {dims} seed{seed}: max_abs={worst:.3g} " + " ".join(msgs)
                 if a.time and a.device.startswith("cuda") and seed == 0 and s != "small":
                     import triton.testing
-                    t_c = triton.testing.do_bench(lambda: fn(*vals), warmup=50, rep=300)
-                    t_r = triton.testing.do_bench(lambda: ref.reference(*vals), warmup=50, rep=300)
+                    t_c = triton.testing.do_bench(lambda: fn(*vals), warmup=20, rep=100)
+                    t_r = triton.testing.do_bench(lambda: ref.reference(*vals), warmup=20, rep=100)
                     by = eval(str(cfg.get("bytes", "0")), {"math": __import__("math")}, dict(dims))
                     fl = eval(str(cfg.get("flops", "0")), {"math": __import__("math")}, dict(dims))
                     line += f" | oracle {t_c*1e3:.1f}us ({by/t_c/1e9:.0f} GB/s, {fl/t_c/1e9:.0f} TFLOP/s) ref {t_r*1e3:.1f}us"
