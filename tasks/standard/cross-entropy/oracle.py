@@ -2,7 +2,7 @@ import torch
 import triton
 import triton.language as tl
 
-_LOG2E = 1.4426950408889634
+_LOG2E = tl.constexpr(1.4426950408889634)
 
 
 # Pass 1 reads each logit once: a single-pass online logsumexp over (row, split) segments, one max per chunk

@@ -8,7 +8,6 @@ import triton.language as tl
 @triton.jit
 def _embedding_kernel(idx_ptr, w_ptr, out_ptr, T, D, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr,
                       ALIGN: tl.constexpr):
-    D = tl.multiple_of(D, ALIGN)  # so the column mask is constant over ALIGN-element vectors
     rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     r_mask = rows < T

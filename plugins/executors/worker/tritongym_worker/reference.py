@@ -4,6 +4,7 @@ This process never imports candidate code. Candidate outputs reach it as files i
 torch.load(weights_only=True), which cannot run code."""
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import math
 import os
@@ -120,14 +121,13 @@ def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
         for axis, size in enumerate(tensor.shape):
             if size > 1 and bool((values.amax(dim=axis) == values.amin(dim=axis)).all()):
                 constant_axes.append(axis)
-    import hashlib
     return {
         "shape": list(tensor.shape), "dtype": str(tensor.dtype).replace("torch.", ""),
         "std": float(finite.std()) if finite.numel() > 1 else 0.0,
         "max_abs": float(finite.abs().max()) if finite.numel() else 0.0,
         "non_finite": int((~torch.isfinite(values)).sum()) if values.numel() else 0,
         "constant_axes": constant_axes,
-        "digest": hashlib.sha256(tensor.contiguous().view(torch.uint8).numpy().tobytes()).hexdigest()[:16]
+        "digest": hashlib.sha256(tensor.reshape(-1).contiguous().view(torch.uint8).numpy().tobytes()).hexdigest()[:16]
         if tensor.numel() else "",
     }
 
