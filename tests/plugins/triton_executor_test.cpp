@@ -103,6 +103,7 @@ std::vector<TaskSpec>* TritonExecutorTest::tasks_ = nullptr;
 TEST_F(TritonExecutorTest, EveryShippedOraclePasses) {
   for (const auto& task : *tasks_) {
     SCOPED_TRACE(task.id);
+    if (!kCuda && task.dsl == "gluon") continue;  // Gluon has no interpreter
     EvaluationRequest request;
     request.task = task;
     request.source_code = read_file(task.oracle_path);

@@ -17,7 +17,7 @@ if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmar
     _CONFIGS = _CONFIGS[:1]
 
 
-@triton.autotune(configs=_CONFIGS, key=["M", "N", "D"], reset_to_zero=[])
+@triton.autotune(configs=_CONFIGS, key=["M", "N", "D"])
 @triton.jit
 def _l1_argmin_partial_kernel(x_ptr, c_ptr, best_d_ptr, best_i_ptr, M, N, D, SPLIT, BM: tl.constexpr,
                               BN: tl.constexpr):
