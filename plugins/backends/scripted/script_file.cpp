@@ -7,49 +7,12 @@
 #include <map>
 #include <sstream>
 
+#include "yaml_to_json.hpp"
+
 namespace tritongym::backend_scripted {
 namespace {
 
 namespace fs = std::filesystem;
-
-// YAML -> JSON, remembering where each JSON pointer came from.
-boost::json::value to_json(const YAML::Node& node, const std::string& pointer, std::map<std::string, YAML::Mark>& marks) {
-  marks[pointer] = node.Mark();
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() != "!") {
-        if (text == "true" || text == "false") return text == "true";
-        if (text == "null" || text == "~") return nullptr;
-        try {
-          size_t used = 0;
-          long long integer = std::stoll(text, &used);
-          if (used == text.size()) return integer;
-          double number = std::stod(text, &used);
-          if (used == text.size()) return number;
-        } catch (...) {
-        }
-      }
-      return boost::json::string(text);
-    }
-    case YAML::NodeType::Sequence: {
-      boost::json::array array;
-      for (size_t i = 0; i < node.size(); ++i) array.push_back(to_json(node[i], pointer + "/" + std::to_string(i), marks));
-      return array;
-    }
-    case YAML::NodeType::Map: {
-      boost::json::object object;
-      for (const auto& pair : node) {
-        std::string key = pair.first.as<std::string>();
-        object[key] = to_json(pair.second, pointer + "/" + key, marks);
-        marks[pointer + "/" + key] = pair.first.Mark();
-      }
-      return object;
-    }
-    default:
-      return nullptr;
-  }
-}
 
 std::string where(const std::string& path, const YAML::Mark& mark) {
   return path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
@@ -66,8 +29,8 @@ Result<ScriptFile> load_script_file(const std::string& path) {
   } catch (const YAML::Exception& error) {
     return Status(StatusCode::invalid_config, "invalid YAML in script: " + error.msg, where(path, error.mark));
   }
-  std::map<std::string, YAML::Mark> marks;
-  boost::json::value json = to_json(root, "", marks);
+  plugin_common::YamlMarks marks;
+  boost::json::value json = plugin_common::yaml_to_json(root, &marks);
   auto script = parse_config<ScriptFile>(boost::json::serialize(json));
   if (!script) {
     Status status = script.status();

@@ -8,13 +8,12 @@
 #include <set>
 
 #include "tritongym/sdk/did_you_mean.hpp"
+#include "yaml_to_json.hpp"
 
 namespace tritongym::suite_directory {
 namespace {
 
 namespace fs = std::filesystem;
-
-boost::json::value to_json(const YAML::Node& node);
 
 // Reads a YAML task file with errors that carry the file and the position of the offending node.
 class Reader {
@@ -73,7 +72,7 @@ class Reader {
           return error(item["distribution"], "distribution '" + name + "' must be normal, uniform or randint" +
                                                  did_you_mean(name, distributions));
       }
-      array.push_back(to_json(item));
+      array.push_back(plugin_common::yaml_to_json(item));
     }
     out = boost::json::serialize(array);
     return {};
@@ -105,38 +104,6 @@ class Reader {
  private:
   std::string file_;
 };
-
-// Plain scalars that read as numbers become numbers; dimension names and expressions stay strings.
-boost::json::value to_json(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar: {
-      const std::string& text = node.Scalar();
-      if (node.Tag() != "!") {
-        try {
-          size_t used = 0;
-          long long integer = std::stoll(text, &used);
-          if (used == text.size()) return integer;
-          double number = std::stod(text, &used);
-          if (used == text.size()) return number;
-        } catch (...) {
-        }
-      }
-      return boost::json::string(text);
-    }
-    case YAML::NodeType::Sequence: {
-      boost::json::array array;
-      for (const auto& item : node) array.push_back(to_json(item));
-      return array;
-    }
-    case YAML::NodeType::Map: {
-      boost::json::object object;
-      for (const auto& pair : node) object[pair.first.as<std::string>()] = to_json(pair.second);
-      return object;
-    }
-    default:
-      return nullptr;
-  }
-}
 
 }  // namespace
 

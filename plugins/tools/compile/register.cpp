@@ -3,9 +3,8 @@
 
 #include <sstream>
 
-#include "evaluation_text.hpp"
+#include "evaluation_tool.hpp"
 #include "tritongym/sdk/config.hpp"
-#include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
 namespace {
@@ -57,16 +56,7 @@ class CompileTool final : public Tool {
 
   Result<ToolResult> call(const std::string& arguments_json, ToolServices& services) noexcept override {
     try {
-      EvaluationRequest request;
-      request.task = services.task();
-      request.source_code = tools::code_argument(arguments_json);
-      request.stage = EvaluationStage::compile;
-      request.timeout_s = config_.timeout_s;
-      if (const Dsl* dsl = services.dsl()) {
-        if (Status rules = dsl->check_source(request.source_code); !rules.is_ok())
-          return ToolResult{false, "compile_error: " + rules.message(), "{}", 0.0};
-      }
-      auto result = services.evaluate(request);
+      auto result = tools::evaluate_code(services, arguments_json, EvaluationStage::compile, config_.timeout_s, 1);
       if (!result) return result.status();
       std::string text = tools::evaluation_text(*result, static_cast<size_t>(config_.max_output_chars));
       if (result->verdict == Verdict::passed) text = "compiled.\n" + kernel_lines(result->record_json) + text;

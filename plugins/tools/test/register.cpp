@@ -1,7 +1,6 @@
 // Registers tritongym.tool.test.
-#include "evaluation_text.hpp"
+#include "evaluation_tool.hpp"
 #include "tritongym/sdk/config.hpp"
-#include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
 namespace {
@@ -33,18 +32,8 @@ class TestTool final : public Tool {
 
   Result<ToolResult> call(const std::string& arguments_json, ToolServices& services) noexcept override {
     try {
-      EvaluationRequest request;
-      request.task = services.task();
-      request.source_code = tools::code_argument(arguments_json);
-      request.stage = EvaluationStage::test;
-      request.shapes = ShapeSet::visible;
-      request.seeds_per_shape = config_.seeds_per_shape;
-      request.timeout_s = config_.timeout_s;
-      if (const Dsl* dsl = services.dsl()) {
-        if (Status rules = dsl->check_source(request.source_code); !rules.is_ok())
-          return ToolResult{false, "compile_error: " + rules.message(), "{}", 0.0};
-      }
-      auto result = services.evaluate(request);
+      auto result = tools::evaluate_code(services, arguments_json, EvaluationStage::test, config_.timeout_s,
+                                         config_.seeds_per_shape);
       if (!result) return result.status();
       return ToolResult{result->verdict == Verdict::passed,
                         tools::evaluation_text(*result, static_cast<size_t>(config_.max_output_chars)),

@@ -1,5 +1,6 @@
-// How the evaluating tools (compile, test) turn an EvaluationResult into the short text the model
-// reads and the full JSON record the store keeps. Identical for every workflow.
+// What the evaluating tools (compile, test) share: sending the candidate to the executor after the
+// task's DSL has checked it, and turning the result into the short text the model reads and the full
+// JSON record the store keeps. Identical for every workflow.
 #pragma once
 
 #include <boost/json.hpp>
@@ -7,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "tritongym/sdk/dsl.hpp"
+#include "tritongym/sdk/tool.hpp"
 #include "tritongym/sdk/types.hpp"
 
 namespace tritongym::tools {
@@ -43,6 +46,27 @@ inline std::string evaluation_record(const EvaluationResult& result) {
 inline std::string code_argument(const std::string& arguments_json) {
   auto arguments = boost::json::parse(arguments_json);
   return std::string(arguments.as_object().at("code").as_string());
+}
+
+// The DSL's static check first (a refusal is a compile_error the model reads), then the executor.
+inline Result<EvaluationResult> evaluate_code(ToolServices& services, const std::string& arguments_json,
+                                              EvaluationStage stage, double timeout_s, int64_t seeds_per_shape) {
+  EvaluationRequest request;
+  request.task = services.task();
+  request.source_code = code_argument(arguments_json);
+  request.stage = stage;
+  request.shapes = ShapeSet::visible;
+  request.seeds_per_shape = seeds_per_shape;
+  request.timeout_s = timeout_s;
+  if (const Dsl* dsl = services.dsl()) {
+    if (Status rules = dsl->check_source(request.source_code); !rules.is_ok()) {
+      EvaluationResult refused;
+      refused.verdict = Verdict::compile_error;
+      refused.message = rules.message();
+      return refused;
+    }
+  }
+  return services.evaluate(request);
 }
 
 inline constexpr const char* kCodeSchema =
