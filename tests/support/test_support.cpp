@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <random>
 
@@ -49,6 +51,35 @@ std::string TemporaryDirectory::write(const std::string& relative, const std::st
   fs::create_directories(file.parent_path());
   std::ofstream(file) << text;
   return file.string();
+}
+
+LoopbackLlmServer::LoopbackLlmServer() {
+  process::ChildOptions options;
+  options.argv = {process::find_executable("python3"), source_dir() + "/tests/fixtures/llm_server/llm_server.py"};
+  options.stdout_path = (folder_.path() / "server.out").string();
+  options.stderr_path = (folder_.path() / "server.err").string();
+  auto started = process::ChildProcess::start(options);
+  if (!started) {
+    ADD_FAILURE() << "cannot start the loopback LLM server: " << started.status().message();
+    return;
+  }
+  process_.emplace(std::move(started.value()));
+  for (int i = 0; i < 200 && port_ == 0; ++i) {
+    std::ifstream out(options.stdout_path);
+    std::string word;
+    if (out >> word && word == "PORT") out >> port_;
+    if (port_ == 0) ::usleep(25000);
+  }
+  if (port_ == 0) ADD_FAILURE() << "the loopback LLM server did not report its port";
+}
+
+std::string LoopbackLlmServer::requests(const std::string& group) const {
+  process::ProcessOptions options;
+  options.argv = {process::find_executable("python3"), "-c",
+                  "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                  base_url() + "/requests?group=" + group};
+  auto result = process::run_process(options);
+  return result ? result->stdout_text : "";
 }
 
 process::ProcessResult run_cli(const std::vector<std::string>& arguments, const std::string& working_directory,

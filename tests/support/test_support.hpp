@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "process/child_process.hpp"
 #include "process/subprocess.hpp"
 
 namespace tritongym::testing {
@@ -30,6 +33,22 @@ class TemporaryDirectory {
 
  private:
   std::filesystem::path path_;
+};
+
+// The loopback LLM server of tests/fixtures/llm_server (OpenAI and Anthropic wire formats), started
+// on 127.0.0.1 with a free port; killed when the object dies.
+class LoopbackLlmServer {
+ public:
+  LoopbackLlmServer();
+  bool running() const { return port_ > 0; }
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // The request bodies the server received for X-Test-Group `group`, as JSON text.
+  std::string requests(const std::string& group) const;
+
+ private:
+  TemporaryDirectory folder_;
+  std::optional<process::ChildProcess> process_;
+  int port_ = 0;
 };
 
 // Runs the real `tritongym` with arguments, in `working_directory` (default: the checkout).
