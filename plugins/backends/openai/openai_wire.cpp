@@ -1,5 +1,7 @@
 #include "openai_wire.hpp"
 
+#include "chat_exchange.hpp"
+
 namespace tritongym::backend_openai {
 namespace {
 
@@ -116,16 +118,6 @@ Result<ChatResponse> parse_response(const boost::json::value& body) {
   return response;
 }
 
-std::string error_message(const std::string& body) {
-  boost::system::error_code error;
-  boost::json::value value = boost::json::parse(body, error);
-  if (!error && value.is_object())
-    if (const auto* inner = value.as_object().if_contains("error"); inner && inner->is_object())
-      if (const auto* message = inner->as_object().if_contains("message"); message && message->is_string())
-        return std::string(message->as_string());
-  return body.substr(0, 300);
-}
-
 Status StreamAccumulator::add(const std::string& data) {
   if (data == "[DONE]") {
     done_ = true;
@@ -138,7 +130,7 @@ Status StreamAccumulator::add(const std::string& data) {
   const auto& object = chunk.as_object();
   if (const auto* failure = object.if_contains("error"))
     return Status(StatusCode::unavailable, "the server reported an error in the stream: " +
-                                               error_message(boost::json::serialize(boost::json::object{{"error", *failure}})));
+                                               http::error_message_of(boost::json::serialize(boost::json::object{{"error", *failure}})));
   if (model_.empty()) model_ = text(object, "model");
   if (const auto* usage = object.if_contains("usage"); usage && usage->is_object()) usage_ = parse_usage(*usage);
   const auto* choices = object.if_contains("choices");

@@ -18,9 +18,6 @@ boost::json::object request_body(const ChatRequest& request, const OpenAiConfig&
 // A whole (non-streamed) response.
 Result<ChatResponse> parse_response(const boost::json::value& body);
 
-// The message of an error body ({"error": {"message": ...}}), or the body itself, shortened.
-std::string error_message(const std::string& body);
-
 // Joins streamed chunks: text deltas, tool-call fragments by index, the finish reason, the usage of
 // the last chunk. An error object inside the stream becomes a Status.
 class StreamAccumulator {

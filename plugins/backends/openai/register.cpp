@@ -17,7 +17,7 @@ Result<std::unique_ptr<ModelBackend>> create(const PluginContext& context) {
   auto key = http::load_api_key(config->api_key_env, config->api_key_file, config->require_api_key);
   if (!key) return key.status();
   return std::unique_ptr<ModelBackend>(
-      std::make_unique<backend_openai::OpenAiBackend>(std::move(config.value()), std::move(key.value())));
+      std::make_unique<backend_openai::OpenAiBackend>(std::move(config.value()), key.value()));
 }
 
 void register_all(Registrar& registrar) { registrar.add_backend("tritongym.backend.openai", create); }
