@@ -1,67 +1,19 @@
 // tritongym.backend.openai against a real HTTP server on loopback that speaks Chat Completions.
-#include <boost/json.hpp>
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
 #include <chrono>
 
-#include "plugins/loader.hpp"
-#include "support/test_support.hpp"
+#include "backend_test_support.hpp"
 
 namespace tritongym::plugins {
 namespace {
 
-constexpr const char* kKey = "sk-loopback-test-key-123";
-
-class OpenAiBackendTest : public ::testing::Test {
+class OpenAiBackendTest : public BackendTestBase {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new testing::LoopbackLlmServer;
-    registry_ = new Registry;
-    load_plugins({testing::builtin_plugin_dir()}, *registry_);
-    ::setenv("TRITONGYM_TEST_OPENAI_KEY", kKey, 1);
-  }
-  static void TearDownTestSuite() {
-    delete registry_;
-    delete server_;
-  }
-
-  // A backend for `scenario` (the server reads it from the model name), in its own test group.
   Result<std::unique_ptr<ModelBackend>> backend(const std::string& scenario, bool stream, const std::string& extra = "") {
-    group_ = ::testing::UnitTest::GetInstance()->current_test_info()->name() + std::string("-") + scenario;
-    std::string config = R"({"model":")" + scenario + R"(","base_url":")" + server_->base_url() +
-                         R"(/v1","api_key_env":"TRITONGYM_TEST_OPENAI_KEY","stream":)" + (stream ? "true" : "false") +
-                         R"(,"retry_initial_delay_s":0.05,"extra_headers":{"X-Test-Group":")" + group_ +
-                         R"("},"usd_per_million_input":2.0,"usd_per_million_cached_input":0.5,"usd_per_million_output":8.0)" +
-                         extra + "}";
-    PluginContext context;
-    context.config_json = config;
-    return registry_->create<ModelBackend>("tritongym.backend.openai", context);
+    return BackendTestBase::backend("tritongym.backend.openai", "/v1", scenario, stream,
+                                    R"(,"usd_per_million_input":2.0,"usd_per_million_cached_input":0.5,)"
+                                    R"("usd_per_million_output":8.0)" + extra);
   }
-
-  boost::json::array requests() const {
-    return boost::json::parse(server_->requests(group_)).at("requests").as_array();
-  }
-
-  static ChatRequest conversation() {
-    ChatRequest request;
-    request.messages = {{Role::system, "You write kernels.", {}, {}, {}},
-                        {Role::user, "Add two vectors.", {}, {}, {}},
-                        {Role::assistant, "", {{"call_0", "test", R"({"code":"x"})"}}, {}, {}},
-                        {Role::tool, "passed", {}, "call_0", "test"}};
-    request.tools = {{"test", "Test the code", R"({"type":"object","properties":{"code":{"type":"string"}}})"}};
-    request.tool_choice = "auto";
-    request.max_output_tokens = 512;
-    request.temperature = 0.2;
-    return request;
-  }
-
-  static testing::LoopbackLlmServer* server_;
-  static Registry* registry_;
-  std::string group_;
 };
-testing::LoopbackLlmServer* OpenAiBackendTest::server_ = nullptr;
-Registry* OpenAiBackendTest::registry_ = nullptr;
 
 TEST_F(OpenAiBackendTest, SendsTheWireFormatAndReadsUsageAndCost) {
   ASSERT_TRUE(server_->running());
