@@ -1,6 +1,8 @@
 // Behaviour of the shipped plugins beyond the conformance kit, each through the real library.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "episode/episode.hpp"
 #include "plugins/loader.hpp"
 #include "support/test_support.hpp"
@@ -151,6 +153,39 @@ TEST_F(ShippedPlugins, ScriptedBackendNeedsSomethingToPlay) {
   auto backend = create<ModelBackend>("tritongym.backend.scripted", "{}");
   ASSERT_FALSE(backend);
   EXPECT_EQ(backend.status().code(), StatusCode::invalid_config);
+}
+
+// ------------------------------------------------------------------ oracle backend
+
+TEST_F(ShippedPlugins, OracleBackendAnswersWithTheTasksOracle) {
+  auto backend = create<ModelBackend>("tritongym.backend.oracle", R"({"root":"tasks"})");
+  ASSERT_TRUE(backend) << backend.status().to_string();
+  auto workflow = create<Workflow>("tritongym.workflow.one-shot", "{}");
+  ASSERT_TRUE(workflow);
+  episode::EpisodeSetup setup;
+  setup.task.id = "standard/softmax";
+  setup.model = backend->get();
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  std::ifstream oracle(testing::source_dir() + "/tasks/standard/softmax/oracle.py");
+  std::string expected((std::istreambuf_iterator<char>(oracle)), {});
+  EXPECT_EQ(outcome->final_code, expected);
+
+  ChatRequest with_submit;
+  with_submit.task_id = "standard/softmax";
+  with_submit.tools = {{"submit", "submit the final kernel", R"({"type":"object"})"}};
+  auto response = (*backend)->chat(with_submit);
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->message.tool_calls.size(), 1u);
+  EXPECT_EQ(response->message.tool_calls[0].name, "submit");
+  EXPECT_NE(response->message.tool_calls[0].arguments_json.find("_softmax_kernel"), std::string::npos);
+
+  ChatRequest unknown;
+  unknown.task_id = "standard/no-such-task";
+  auto missing = (*backend)->chat(unknown);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().code(), StatusCode::not_found);
 }
 
 // ------------------------------------------------------------------ Gluon DSL
