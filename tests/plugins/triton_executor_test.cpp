@@ -284,5 +284,45 @@ TEST_F(TritonExecutorTest, ToolsReportThroughAnEpisode) {
   EXPECT_EQ(episode.usage().tool_calls, 4);
 }
 
+TEST_F(TritonExecutorTest, ReactWorkflowRunsEndToEndThroughRealTools) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  std::string candidates = testing::source_dir() + "/tests/fixtures/candidates/vector-add/";
+  auto call = [](const std::string& tool, const std::string& code) {
+    return boost::json::object{{"name", tool}, {"arguments", {{"code", code}}}};
+  };
+  // The scripted model tests a wrong kernel, reads the failure, tests the right one, then submits it.
+  boost::json::array replies{
+      {{"content", "First try."}, {"tool_calls", {call("test", read_file(candidates + "wrong.py"))}}},
+      {{"content", "Fixing the offset."}, {"tool_calls", {call("test", read_file(candidates + "correct.py"))}}},
+      {{"content", "Done."}, {"tool_calls", {call("submit", read_file(candidates + "correct.py"))}}}};
+  PluginContext scripted = context(boost::json::serialize(boost::json::object{{"replies", replies}}));
+  auto backend = plugins.create<ModelBackend>("tritongym.backend.scripted", scripted);
+  auto workflow = plugins.create<Workflow>("tritongym.workflow.react", context("{}"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto submit = plugins.create<Tool>("tritongym.tool.submit", context("{}"));
+  ASSERT_TRUE(backend && workflow && test && submit);
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"test", test->get()}, {"submit", submit->get()}};
+  setup.budget.max_turns = 10;
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  EXPECT_EQ(outcome->final_code, read_file(candidates + "correct.py"));
+  EXPECT_NE(outcome->summary.find("submitted at turn 3"), std::string::npos) << outcome->summary;
+  EXPECT_EQ(episode.usage().turns, 3);
+  EXPECT_EQ(episode.usage().tool_calls, 3);
+  std::vector<std::string> results;
+  for (const auto& event : episode.transcript())
+    if (event.kind == episode::EpisodeEvent::Kind::tool_call) results.push_back(event.result.text.substr(0, 12));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0], "wrong_answer");
+  EXPECT_EQ(results[1].substr(0, 7), "passed:");
+  EXPECT_EQ(results[2].substr(0, 10), "submitted;");
+}
+
 }  // namespace
 }  // namespace tritongym::plugins
