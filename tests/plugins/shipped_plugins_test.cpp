@@ -155,6 +155,20 @@ TEST_F(ShippedPlugins, ScriptedBackendNeedsSomethingToPlay) {
   EXPECT_EQ(backend.status().code(), StatusCode::invalid_config);
 }
 
+// ------------------------------------------------------------------ the tool contract
+
+TEST_F(ShippedPlugins, TheToolContractDocumentsEveryToolSchemaVerbatim) {
+  std::ifstream in(testing::source_dir() + "/docs/tool-contract.md");
+  std::string doc((std::istreambuf_iterator<char>(in)), {});
+  for (const char* id : {"tritongym.tool.compile", "tritongym.tool.test", "tritongym.tool.submit", "tritongym.tool.docs"}) {
+    auto tool = create<Tool>(id, "{}");
+    ASSERT_TRUE(tool) << id << ": " << tool.status().to_string();
+    ToolSchema schema = (*tool)->schema();
+    EXPECT_NE(doc.find("`" + schema.name + "`"), std::string::npos) << schema.name;
+    EXPECT_NE(doc.find(schema.parameters_json), std::string::npos) << schema.name << " schema differs from the doc";
+  }
+}
+
 // ------------------------------------------------------------------ oracle backend
 
 TEST_F(ShippedPlugins, OracleBackendAnswersWithTheTasksOracle) {

@@ -324,5 +324,27 @@ TEST_F(TritonExecutorTest, ReactWorkflowRunsEndToEndThroughRealTools) {
   EXPECT_EQ(results[2].substr(0, 10), "submitted;");
 }
 
+TEST_F(TritonExecutorTest, BestOfNStopsAtTheFirstAnswerThatPasses) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  auto backend = plugins.create<ModelBackend>("tritongym.backend.oracle", context(R"({"root":"tasks"})"));
+  auto workflow = plugins.create<Workflow>("tritongym.workflow.best-of-n", context(R"({"n": 4})"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto submit = plugins.create<Tool>("tritongym.tool.submit", context("{}"));
+  ASSERT_TRUE(backend && workflow && test && submit);
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/softmax");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"test", test->get()}, {"submit", submit->get()}};
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  EXPECT_EQ(outcome->summary, "attempt 1 passed the visible shapes");
+  EXPECT_EQ(outcome->final_code, read_file(task("standard/softmax").oracle_path));
+  EXPECT_EQ(episode.usage().turns, 1);
+  EXPECT_EQ(episode.usage().tool_calls, 2);  // test, then submit
+}
+
 }  // namespace
 }  // namespace tritongym::plugins
