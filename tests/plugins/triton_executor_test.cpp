@@ -346,5 +346,34 @@ TEST_F(TritonExecutorTest, BestOfNStopsAtTheFirstAnswerThatPasses) {
   EXPECT_EQ(episode.usage().tool_calls, 2);  // test, then submit
 }
 
+TEST_F(TritonExecutorTest, LeaderKeepsThePassingVersionAndAppliesEdits) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  std::string correct = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/correct.py");
+  std::string bad_edit = "<<<<<<< SEARCH\n    return launch(x, y, torch.empty_like(x))\n=======\n"
+                         "    return launch(x, y, torch.empty_like(x)) * 2\n>>>>>>> REPLACE\n";
+  std::string unknown_edit = "<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n";
+  boost::json::array replies{{{"content", "```python\n" + correct + "```"}}, {{"content", bad_edit}},
+                             {{"content", unknown_edit}}};
+  auto backend = plugins.create<ModelBackend>(
+      "tritongym.backend.scripted",
+      context(boost::json::serialize(boost::json::object{{"replies", replies}, {"order", "sequence"}})));
+  auto workflow = plugins.create<Workflow>("tritongym.workflow.leader", context(R"({"rounds": 3})"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  ASSERT_TRUE(backend && workflow && test) << backend.status().to_string();
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"test", test->get()}};
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  EXPECT_EQ(outcome->final_code, correct);  // the failing edit did not replace the passing version
+  EXPECT_EQ(outcome->summary, "1 versions accepted; best passes");
+  EXPECT_EQ(episode.usage().turns, 3);
+  EXPECT_EQ(episode.usage().tool_calls, 2);  // the unappliable edit was never tested
+}
+
 }  // namespace
 }  // namespace tritongym::plugins

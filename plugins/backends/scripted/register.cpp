@@ -21,6 +21,8 @@ Result<std::unique_ptr<ModelBackend>> create(const PluginContext& context) {
     if (config->replies.empty()) config->replies = std::move(script->replies);
     for (auto& [task, replies] : script->per_task) config->per_task.emplace(task, std::move(replies));
   }
+  if (config->order != "conversation" && config->order != "sequence")
+    return Status(StatusCode::invalid_config, "order must be conversation or sequence", "/order");
   if (config->replies.empty() && config->per_task.empty())
     return Status(StatusCode::invalid_config, "the scripted backend needs `script`, `replies` or `per_task`");
   Status inlined = inline_content_files(config->replies, context.project_root);

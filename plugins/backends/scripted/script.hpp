@@ -52,10 +52,14 @@ struct ScriptedConfig {
   std::map<std::string, std::vector<ScriptedReply>> per_task;
   std::string model_name = "scripted";
   bool repeat_last = false;
+  // "conversation": the reply is picked by the assistant turns already in the request (stateless;
+  // a resumed episode gets the same replies). "sequence": replies are played in call order per task
+  // and sample, for workflows that start a fresh conversation every turn.
+  std::string order = "conversation";
   static constexpr auto fields() {
     return std::make_tuple(field("script", &ScriptedConfig::script), field("replies", &ScriptedConfig::replies),
                            field("per_task", &ScriptedConfig::per_task), field("model_name", &ScriptedConfig::model_name),
-                           field("repeat_last", &ScriptedConfig::repeat_last));
+                           field("repeat_last", &ScriptedConfig::repeat_last), field("order", &ScriptedConfig::order));
   }
 };
 

@@ -25,8 +25,14 @@ Result<ChatResponse> ScriptedBackend::chat(const ChatRequest& request) noexcept 
   try {
     const std::vector<ScriptedReply>* replies = &config_.replies;
     if (auto found = config_.per_task.find(request.task_id); found != config_.per_task.end()) replies = &found->second;
-    size_t turn = static_cast<size_t>(std::count_if(request.messages.begin(), request.messages.end(),
-                                                    [](const ChatMessage& m) { return m.role == Role::assistant; }));
+    size_t turn = 0;
+    if (config_.order == "sequence") {
+      std::lock_guard lock(mutex_);
+      turn = calls_[request.task_id + "#" + std::to_string(request.sample_index)]++;
+    } else {
+      turn = static_cast<size_t>(std::count_if(request.messages.begin(), request.messages.end(),
+                                               [](const ChatMessage& m) { return m.role == Role::assistant; }));
+    }
     if (replies->empty())
       return Status(StatusCode::failed_precondition, "the script has no replies for task '" + request.task_id + "'");
     if (turn >= replies->size()) {

@@ -18,6 +18,21 @@ TEST(Prompts, ExtractsTheLastPythonBlock) {
   EXPECT_EQ(extract_python_code("```python\nunterminated"), "");
 }
 
+TEST(Prompts, SearchReplaceEditsApplyExactlyOnce) {
+  std::string code = "a = 1\nb = 2\nc = 3\n";
+  auto edited = apply_search_replace(code, "Change b.\n<<<<<<< SEARCH\nb = 2\n=======\nb = 20\n>>>>>>> REPLACE\n"
+                                           "<<<<<<< SEARCH\nc = 3\n=======\n>>>>>>> REPLACE\n");
+  ASSERT_TRUE(edited) << edited.status().message();
+  EXPECT_EQ(*edited, "a = 1\nb = 20\n");
+  auto missing = apply_search_replace(code, "<<<<<<< SEARCH\nd = 4\n=======\nd = 5\n>>>>>>> REPLACE\n");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.status().message().find("block 1"), std::string::npos);
+  auto ambiguous = apply_search_replace("x\nx\n", "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n");
+  EXPECT_NE(ambiguous.status().message().find("more than once"), std::string::npos);
+  EXPECT_FALSE(apply_search_replace(code, "no edits here"));
+  EXPECT_FALSE(apply_search_replace(code, "<<<<<<< SEARCH\nb = 2\n=======\nb = 3\n"));
+}
+
 TEST(Prompts, TaskPromptShowsVisibleShapesOnly) {
   TaskSpec task;
   task.id = "standard/add";

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "tritongym/sdk/status.hpp"
 #include "tritongym/sdk/types.hpp"
 
 namespace tritongym {
@@ -66,6 +67,43 @@ inline std::string extract_python_code(std::string_view text) {
     position = close + 3;
   }
   return found;
+}
+
+// Applies SEARCH/REPLACE edit blocks, the diff format of edit-based workflows:
+//   <<<<<<< SEARCH
+//   lines to find (exactly once)
+//   =======
+//   lines to put instead
+//   >>>>>>> REPLACE
+// Returns the edited code, or an invalid_argument Status saying which block failed and why (for the model).
+inline Result<std::string> apply_search_replace(const std::string& code, std::string_view edits) {
+  const std::string open = "<<<<<<< SEARCH\n", middle = "=======\n", close = ">>>>>>> REPLACE";
+  std::string result = code;
+  size_t position = 0;
+  int block = 0;
+  while (true) {
+    size_t start = edits.find(open, position);
+    if (start == std::string_view::npos) break;
+    ++block;
+    size_t divider = edits.find(middle, start + open.size());
+    size_t end = divider == std::string_view::npos ? divider : edits.find(close, divider + middle.size());
+    if (divider == std::string_view::npos || end == std::string_view::npos)
+      return Status(StatusCode::invalid_argument, "edit block " + std::to_string(block) + " is not closed");
+    std::string search(edits.substr(start + open.size(), divider - start - open.size()));
+    std::string replace(edits.substr(divider + middle.size(), end - divider - middle.size()));
+    if (search.empty()) return Status(StatusCode::invalid_argument, "edit block " + std::to_string(block) + " searches nothing");
+    size_t found = result.find(search);
+    if (found == std::string::npos)
+      return Status(StatusCode::invalid_argument, "edit block " + std::to_string(block) +
+                                                      ": the SEARCH text is not in the current code (copy it exactly)");
+    if (result.find(search, found + 1) != std::string::npos)
+      return Status(StatusCode::invalid_argument, "edit block " + std::to_string(block) +
+                                                      ": the SEARCH text occurs more than once; include more lines");
+    result.replace(found, search.size(), replace);
+    position = end + close.size();
+  }
+  if (block == 0) return Status(StatusCode::invalid_argument, "no SEARCH/REPLACE block in the reply");
+  return result;
 }
 
 }  // namespace tritongym
