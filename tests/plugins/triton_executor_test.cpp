@@ -375,5 +375,45 @@ TEST_F(TritonExecutorTest, LeaderKeepsThePassingVersionAndAppliesEdits) {
   EXPECT_EQ(episode.usage().tool_calls, 2);  // the unappliable edit was never tested
 }
 
+TEST_F(TritonExecutorTest, GeakReflectsOnAFailureAndOptimisesASuccess) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  std::string folder = testing::source_dir() + "/tests/fixtures/candidates/vector-add/";
+  auto block = [&](const std::string& fixture) { return "```python\n" + read_file(folder + fixture + ".py") + "```"; };
+  // generator: a wrong kernel; reflector: the fix; optimizer: the same kernel again.
+  boost::json::array replies{{{"content", block("wrong")}}, {{"content", "The offset was wrong.\n" + block("correct")}},
+                             {{"content", block("correct")}}};
+  auto backend = plugins.create<ModelBackend>(
+      "tritongym.backend.scripted",
+      context(boost::json::serialize(boost::json::object{{"replies", replies}, {"order", "sequence"}})));
+  auto workflow = plugins.create<Workflow>("tritongym.workflow.geak", context(R"({"candidates": 1, "iterations": 2})"));
+  auto compile = plugins.create<Tool>("tritongym.tool.compile", context("{}"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto submit = plugins.create<Tool>("tritongym.tool.submit", context("{}"));
+  ASSERT_TRUE(backend && workflow && compile && test && submit);
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"compile", compile->get()}, {"test", test->get()}, {"submit", submit->get()}};
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  EXPECT_EQ(outcome->final_code, read_file(folder + "correct.py"));
+  EXPECT_EQ(outcome->summary, "1 of 1 lines found a passing version");
+  EXPECT_EQ(episode.usage().turns, 3);
+  EXPECT_EQ(episode.usage().calls_per_tool.at("compile"), 3);
+  EXPECT_EQ(episode.usage().calls_per_tool.at("test"), 3);
+  EXPECT_EQ(episode.usage().calls_per_tool.at("submit"), 1);
+  // The verifier caught the wrong first version, which sent it to the reflector.
+  const auto& events = episode.transcript();
+  bool reflector_saw_failure = false;
+  for (const auto& event : events)
+    if (event.kind == episode::EpisodeEvent::Kind::tool_call && event.call.name == "test" &&
+        event.result.text.rfind("wrong_answer", 0) == 0)
+      reflector_saw_failure = true;
+  EXPECT_TRUE(reflector_saw_failure);
+}
+
 }  // namespace
 }  // namespace tritongym::plugins
