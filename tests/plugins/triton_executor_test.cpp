@@ -415,5 +415,33 @@ TEST_F(TritonExecutorTest, GeakReflectsOnAFailureAndOptimisesASuccess) {
   EXPECT_TRUE(reflector_saw_failure);
 }
 
+TEST_F(TritonExecutorTest, AlphaEvolveKeepsTheFittestProgram) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  std::string folder = testing::source_dir() + "/tests/fixtures/candidates/vector-add/";
+  auto block = [&](const std::string& fixture) { return "```python\n" + read_file(folder + fixture + ".py") + "```"; };
+  boost::json::array replies{{{"content", block("wrong")}}, {{"content", block("correct")}},
+                             {{"content", block("returns_nan")}}};
+  auto backend = plugins.create<ModelBackend>(
+      "tritongym.backend.scripted",
+      context(boost::json::serialize(boost::json::object{{"replies", replies}, {"order", "sequence"}})));
+  auto workflow = plugins.create<Workflow>("tritongym.workflow.alphaevolve",
+                                           context(R"({"seed_programs": 1, "generations": 2, "population": 2})"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  ASSERT_TRUE(backend && workflow && test);
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"test", test->get()}};
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  EXPECT_EQ(outcome->final_code, read_file(folder + "correct.py"));
+  EXPECT_EQ(outcome->summary, "best fitness 1.000000 from generation 2");
+  EXPECT_EQ(episode.usage().turns, 3);
+  EXPECT_EQ(episode.usage().tool_calls, 3);
+}
+
 }  // namespace
 }  // namespace tritongym::plugins
