@@ -443,5 +443,35 @@ TEST_F(TritonExecutorTest, AlphaEvolveKeepsTheFittestProgram) {
   EXPECT_EQ(episode.usage().tool_calls, 3);
 }
 
+TEST_F(TritonExecutorTest, APythonWorkflowDrivesTheSameEpisode) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  if (!plugins.contains(PluginKind::workflow, "tritongym.workflow.python"))
+    GTEST_SKIP() << "the Python workflow plugin was not built (python3-dev and pybind11-dev are needed)";
+  std::string folder = testing::source_dir() + "/tests/fixtures/candidates/vector-add/";
+  auto block = [&](const std::string& fixture) { return "```python\n" + read_file(folder + fixture + ".py") + "```"; };
+  boost::json::array replies{{{"content", block("wrong")}}, {{"content", block("correct")}}};
+  auto backend = plugins.create<ModelBackend>(
+      "tritongym.backend.scripted", context(boost::json::serialize(boost::json::object{{"replies", replies}})));
+  auto workflow = plugins.create<Workflow>(
+      "tritongym.workflow.python", context(R"({"module":"examples/python-workflow/test_and_fix.py","options":{"rounds":3}})"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto submit = plugins.create<Tool>("tritongym.tool.submit", context("{}"));
+  ASSERT_TRUE(backend && workflow && test && submit) << workflow.status().to_string();
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"test", test->get()}, {"submit", submit->get()}};
+  episode::Episode episode(setup);
+  auto outcome = (*workflow)->run(episode);
+  ASSERT_TRUE(outcome) << outcome.status().to_string();
+  EXPECT_EQ(outcome->final_code, read_file(folder + "correct.py"));
+  EXPECT_EQ(outcome->summary, "passed");
+  EXPECT_EQ(episode.usage().turns, 2);
+  EXPECT_EQ(episode.usage().calls_per_tool.at("test"), 2);
+  EXPECT_EQ(episode.usage().calls_per_tool.at("submit"), 1);
+}
+
 }  // namespace
 }  // namespace tritongym::plugins
