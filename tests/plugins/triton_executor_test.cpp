@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "episode/episode.hpp"
+#include "episode/episode_runner.hpp"
 #include "plugins/loader.hpp"
 #include "support/test_support.hpp"
 
@@ -471,6 +472,63 @@ TEST_F(TritonExecutorTest, APythonWorkflowDrivesTheSameEpisode) {
   EXPECT_EQ(episode.usage().turns, 2);
   EXPECT_EQ(episode.usage().calls_per_tool.at("test"), 2);
   EXPECT_EQ(episode.usage().calls_per_tool.at("submit"), 1);
+}
+
+// Every workflow, driven by the oracle backend (the harness's self-test), must solve the task, with
+// the final candidate scored on every shape.
+TEST_F(TritonExecutorTest, EveryWorkflowSolvesATaskWithTheOracleBackend) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  auto backend = plugins.create<ModelBackend>("tritongym.backend.oracle", context(R"({"root":"tasks"})"));
+  auto compile = plugins.create<Tool>("tritongym.tool.compile", context("{}"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto submit = plugins.create<Tool>("tritongym.tool.submit", context("{}"));
+  ASSERT_TRUE(backend && compile && test && submit);
+  std::map<std::string, std::string> configs = {
+      {"tritongym.workflow.python", R"({"module":"examples/python-workflow/test_and_fix.py"})"}};
+  for (const auto& id : plugins.ids(PluginKind::workflow)) {
+    SCOPED_TRACE(id);
+    auto workflow = plugins.create<Workflow>(id, context(configs.count(id) ? configs[id] : "{}"));
+    ASSERT_TRUE(workflow) << workflow.status().to_string();
+    episode::EpisodeSetup setup;
+    setup.task = task("standard/softmax");
+    setup.model = backend->get();
+    setup.executor = executor_;
+    setup.tools = {{"compile", compile->get()}, {"test", test->get()}, {"submit", submit->get()}};
+    setup.budget.max_turns = 12;
+    auto result = episode::run_episode(**workflow, setup, 1);
+    EXPECT_TRUE(result.workflow_status.is_ok()) << result.workflow_status.to_string();
+    EXPECT_EQ(result.final_code, read_file(task("standard/softmax").oracle_path));
+    ASSERT_TRUE(result.score) << result.score_status.to_string();
+    EXPECT_TRUE(result.solved()) << verdict_name(result.score->verdict) << ": " << result.score->message;
+  }
+}
+
+TEST_F(TritonExecutorTest, ASpentBudgetEndsTheEpisodeAndItsLastCandidateIsScored) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  std::string correct = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/correct.py");
+  // The model tests a correct kernel, then keeps talking instead of submitting.
+  boost::json::array replies{
+      {{"content", "Testing."}, {"tool_calls", {{{"name", "test"}, {"arguments", {{"code", correct}}}}}}},
+      {{"content", "Let me think more."}}};
+  auto backend = plugins.create<ModelBackend>(
+      "tritongym.backend.scripted",
+      context(boost::json::serialize(boost::json::object{{"replies", replies}, {"repeat_last", true}})));
+  auto workflow = plugins.create<Workflow>("tritongym.workflow.react", context("{}"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  ASSERT_TRUE(backend && workflow && test);
+  episode::EpisodeSetup setup;
+  setup.task = task("standard/vector-add");
+  setup.model = backend->get();
+  setup.executor = executor_;
+  setup.tools = {{"test", test->get()}};
+  setup.budget.max_turns = 3;
+  auto result = episode::run_episode(**workflow, setup, 1);
+  EXPECT_EQ(result.usage.turns, 3);
+  EXPECT_EQ(result.final_code, correct);
+  ASSERT_TRUE(result.score) << result.score_status.to_string();
+  EXPECT_TRUE(result.solved()) << result.score->message;
 }
 
 }  // namespace
