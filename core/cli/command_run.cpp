@@ -77,7 +77,7 @@ Status check_plugins(const CliContext& context, plugins::Registry& registry, con
     auto executor = create_checked<Executor>(context, registry, run.executor, "executor");
     if (!executor) return executor.status();
   } else if (registry.ids(plugins::PluginKind::executor).empty()) {
-    spdlog::warn("executor: auto, but no executor plugin is loaded (the executors land with the evaluation issue)");
+    spdlog::warn("executor: auto, but no executor plugin is loaded (see `tritongym plugins doctor`)");
   }
   return {};
 }
