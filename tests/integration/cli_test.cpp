@@ -233,6 +233,28 @@ TEST(Cli, EvalJudgesACandidateFile) {
   EXPECT_NE(wrong.stderr_text.find("executor tritongym.executor.triton-"), std::string::npos) << wrong.stderr_text;
 }
 
+TEST(Cli, ACandidateCannotReadTheHostsEnvironmentThroughProc) {
+  process::ProcessOptions options;
+  options.argv = {cli_path(), "--log-level", "warn", "eval", "--task", "standard/vector-add", "--seeds", "1",
+                  "--executor", "tritongym.executor.triton-interpreter", "--code",
+                  source_dir() + "/tests/fixtures/candidates/vector-add/reads_host_environment.py"};
+  options.working_directory = source_dir();
+  std::map<std::string, std::string> environment;
+  for (char** entry = environ; *entry; ++entry) {
+    std::string text = *entry;
+    size_t equals = text.find('=');
+    if (equals != std::string::npos) environment[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  environment["OPENAI_API_KEY"] = "sk-tritongym-secret-in-the-host";  // in the host's initial environment
+  options.environment = environment;
+  options.timeout_s = 180;
+  auto result = process::run_process(options);
+  ASSERT_TRUE(result);
+  EXPECT_NE(result->stdout_text.find("NO LEAK"), std::string::npos) << result->stdout_text << result->stderr_text;
+  EXPECT_EQ(result->stdout_text.rfind("LEAK [", 0), std::string::npos) << result->stdout_text;
+  EXPECT_EQ(result->stdout_text.find("\nLEAK ["), std::string::npos) << result->stdout_text;
+}
+
 TEST(Cli, EvalExplainsBadArguments) {
   auto unknown_task = run_cli({"eval", "--task", "standard/vector-ad", "--code", "README.md"});
   EXPECT_EQ(unknown_task.exit_code, 2);

@@ -1,5 +1,7 @@
 #include "triton_executor.hpp"
 
+#include <sys/prctl.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -61,6 +63,9 @@ TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::
                                std::string python_path, HostLog* log)
     : target_(target), config_(std::move(config)), python_(std::move(python)),
       python_path_(std::move(python_path)), log_(log) {
+  // Whatever process hosts this executor holds secrets (API keys); candidates run as the same user.
+  // Non-dumpable, its memory and /proc files are out of their reach.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   fs::path base = config_.temp_dir.empty() ? fs::temp_directory_path() : fs::path(config_.temp_dir);
   std::random_device random;
   root_ = (base / ("tritongym-" + std::string(target_ == Target::cuda ? "cuda" : "interpreter") + "-" +

@@ -117,7 +117,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         # Writes: its folder, the Triton cache, devices, and its own /proc entry (the CUDA driver needs it).
         role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
                                                    [folder, role.triton_cache, "/dev", "/proc/self"])
-        reply["sandbox"] = role.sandbox
+        reply["sandbox"] = role.sandbox + "; " + sandbox.drop_capabilities()
         reply.update(_run_candidate(role, request, source_path))
         exit_code = 3 if reply.get("cuda_fault") else 0
     except BaseException as error:  # the harness's own failure inside the child
