@@ -157,5 +157,38 @@ TEST_F(OpenAiBackendTest, TheKeyComesFromTheEnvironmentOrAFileOnly) {
   EXPECT_EQ(sent.at(0).at("authorization"), "Bearer sk-from-file");
 }
 
+TEST_F(OpenAiBackendTest, PricesCanComeFromAPriceTable) {
+  testing::TemporaryDirectory dir;
+  std::string table = dir.write("prices.yaml", "models:\n  ok: {input: 4.0, cached_input: 1.0, output: 20.0}\n");
+  auto model = BackendTestBase::backend("tritongym.backend.openai", "/v1", "ok", false,
+                                        R"(,"price_table":")" + table + R"(")");
+  ASSERT_TRUE(model) << model.status().to_string();
+  auto response = (*model)->chat(conversation());
+  ASSERT_TRUE(response) << response.status().to_string();
+  EXPECT_NEAR(response->cost_usd, (20 * 4.0 + 100 * 1.0 + 30 * 20.0) / 1e6, 1e-12);
+
+  auto unknown = BackendTestBase::backend("tritongym.backend.openai", "/v1", "okk", false,
+                                          R"(,"price_table":")" + table + R"(")");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.status().location(), "/price_table");
+  EXPECT_NE(unknown.status().message().find("did you mean 'ok'"), std::string::npos) << unknown.status().message();
+}
+
+TEST_F(OpenAiBackendTest, TheShippedPriceTableParses) {
+  for (const char* name : {"gpt-5", "gpt-4o", "o3"}) {
+    PluginContext context;
+    context.project_root = testing::source_dir();
+    context.config_json = std::string(R"({"model":")") + name +
+                          R"(","require_api_key":false,"price_table":"plugins/backends/prices.yaml"})";
+    auto created = registry_->create<ModelBackend>("tritongym.backend.openai", context);
+    EXPECT_TRUE(created) << name << ": " << created.status().to_string();
+  }
+  PluginContext context;
+  context.project_root = testing::source_dir();
+  context.config_json = R"({"model":"claude-sonnet-4-5","require_api_key":false,"price_table":"plugins/backends/prices.yaml"})";
+  auto claude = registry_->create<ModelBackend>("tritongym.backend.anthropic", context);
+  EXPECT_TRUE(claude) << claude.status().to_string();
+}
+
 }  // namespace
 }  // namespace tritongym::plugins

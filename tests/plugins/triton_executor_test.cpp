@@ -504,6 +504,42 @@ TEST_F(TritonExecutorTest, EveryWorkflowSolvesATaskWithTheOracleBackend) {
   }
 }
 
+// Every workflow, driven by a scripted model that writes a correct kernel (in a block and through
+// submit), runs end to end through the real tools and its final candidate passes every shape.
+TEST_F(TritonExecutorTest, EveryWorkflowRunsEndToEndWithTheScriptedBackend) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  std::string correct = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/correct.py");
+  boost::json::array replies{{{"content", "```python\n" + correct + "```"},
+                              {"tool_calls", {{{"name", "submit"}, {"arguments", {{"code", correct}}}}}}}};
+  auto compile = plugins.create<Tool>("tritongym.tool.compile", context("{}"));
+  auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+  auto submit = plugins.create<Tool>("tritongym.tool.submit", context("{}"));
+  ASSERT_TRUE(compile && test && submit);
+  std::map<std::string, std::string> configs = {
+      {"tritongym.workflow.python", R"({"module":"examples/python-workflow/test_and_fix.py"})"}};
+  for (const auto& id : plugins.ids(PluginKind::workflow)) {
+    SCOPED_TRACE(id);
+    auto backend = plugins.create<ModelBackend>(
+        "tritongym.backend.scripted",
+        context(boost::json::serialize(boost::json::object{{"replies", replies}, {"repeat_last", true}})));
+    auto workflow = plugins.create<Workflow>(id, context(configs.count(id) ? configs[id] : "{}"));
+    ASSERT_TRUE(backend && workflow) << workflow.status().to_string();
+    episode::EpisodeSetup setup;
+    setup.task = task("standard/vector-add");
+    setup.model = backend->get();
+    setup.executor = executor_;
+    setup.tools = {{"compile", compile->get()}, {"test", test->get()}, {"submit", submit->get()}};
+    setup.budget.max_turns = 8;
+    auto result = episode::run_episode(**workflow, setup, 1);
+    EXPECT_TRUE(result.workflow_status.is_ok()) << result.workflow_status.to_string();
+    EXPECT_EQ(result.final_code, correct);
+    EXPECT_GE(result.usage.turns, 1);
+    ASSERT_TRUE(result.score) << result.score_status.to_string();
+    EXPECT_TRUE(result.solved()) << result.score->message;
+  }
+}
+
 TEST_F(TritonExecutorTest, ASpentBudgetEndsTheEpisodeAndItsLastCandidateIsScored) {
   Registry plugins;
   load_plugins({testing::builtin_plugin_dir()}, plugins);

@@ -25,6 +25,7 @@ struct AnthropicConfig {
   std::optional<double> temperature;
   std::map<std::string, std::string> extra_headers;
   JsonText extra_body{"{}"};
+  std::string price_table;  // a YAML price table (relative: to the project root); explicit prices win
   double usd_per_million_input = 0;
   double usd_per_million_cache_read = 0;
   double usd_per_million_cache_write = 0;
@@ -40,7 +41,7 @@ struct AnthropicConfig {
         field("retry_initial_delay_s", &AnthropicConfig::retry_initial_delay_s),
         field("retry_max_delay_s", &AnthropicConfig::retry_max_delay_s), field("max_tokens", &AnthropicConfig::max_tokens),
         field("temperature", &AnthropicConfig::temperature), field("extra_headers", &AnthropicConfig::extra_headers),
-        field("extra_body", &AnthropicConfig::extra_body),
+        field("extra_body", &AnthropicConfig::extra_body), field("price_table", &AnthropicConfig::price_table),
         field("usd_per_million_input", &AnthropicConfig::usd_per_million_input),
         field("usd_per_million_cache_read", &AnthropicConfig::usd_per_million_cache_read),
         field("usd_per_million_cache_write", &AnthropicConfig::usd_per_million_cache_write),

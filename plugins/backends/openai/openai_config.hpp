@@ -25,6 +25,7 @@ struct OpenAiConfig {
   bool parallel_tool_calls = true;
   std::map<std::string, std::string> extra_headers;
   JsonText extra_body{"{}"};  // merged into every request body (reasoning_effort, top_p, ...)
+  std::string price_table;    // a YAML price table (relative: to the project root); explicit prices win
   double usd_per_million_input = 0;
   double usd_per_million_cached_input = 0;
   double usd_per_million_output = 0;
@@ -40,6 +41,7 @@ struct OpenAiConfig {
         field("max_tokens_field", &OpenAiConfig::max_tokens_field),
         field("parallel_tool_calls", &OpenAiConfig::parallel_tool_calls),
         field("extra_headers", &OpenAiConfig::extra_headers), field("extra_body", &OpenAiConfig::extra_body),
+        field("price_table", &OpenAiConfig::price_table),
         field("usd_per_million_input", &OpenAiConfig::usd_per_million_input),
         field("usd_per_million_cached_input", &OpenAiConfig::usd_per_million_cached_input),
         field("usd_per_million_output", &OpenAiConfig::usd_per_million_output));

@@ -1,5 +1,8 @@
 // Registers tritongym.backend.openai.
+#include <filesystem>
+
 #include "api_key.hpp"
+#include "price_table.hpp"
 #include "openai_backend.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
@@ -14,6 +17,15 @@ Result<std::unique_ptr<ModelBackend>> create(const PluginContext& context) {
   if (config->base_url.rfind("http://", 0) != 0 && config->base_url.rfind("https://", 0) != 0)
     return Status(StatusCode::invalid_config, "base_url must start with http:// or https://", "/base_url");
   if (config->max_retries < 0) return Status(StatusCode::invalid_config, "max_retries must be 0 or more", "/max_retries");
+  if (!config->price_table.empty()) {
+    std::filesystem::path table(config->price_table);
+    if (table.is_relative()) table = std::filesystem::path(context.project_root) / table;
+    auto price = http::load_model_price(table.string(), config->model);
+    if (!price) return price.status();
+    if (config->usd_per_million_input == 0) config->usd_per_million_input = price->input;
+    if (config->usd_per_million_cached_input == 0) config->usd_per_million_cached_input = price->cache_read;
+    if (config->usd_per_million_output == 0) config->usd_per_million_output = price->output;
+  }
   auto key = http::load_api_key(config->api_key_env, config->api_key_file, config->require_api_key);
   if (!key) return key.status();
   return std::unique_ptr<ModelBackend>(
