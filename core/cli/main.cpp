@@ -1,7 +1,6 @@
 // tritongym: the command-line host. `tritongym --help` works on any machine: no GPU, driver or
 // Python is needed to list plugins and tasks or to check a run file.
 #include <boost/program_options.hpp>
-#include <sys/prctl.h>
 
 #include <iostream>
 #include <map>
@@ -54,9 +53,6 @@ void print_usage(const po::options_description& globals) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Candidates run as the same user: a non-dumpable host keeps its memory and its /proc files (the
-  // environment, with any API key) out of their reach.
-  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   po::options_description globals("global options");
   globals.add_options()("help,h", "show this help")("version", "print the version")(
       "log-level", po::value<std::string>()->default_value("info"), "trace, debug, info, warn, error, off")(

@@ -112,17 +112,21 @@ std::vector<std::string> plugin_search_paths(const std::vector<std::string>& ext
     }
   }
   for (const auto& extra : extra_paths) paths.push_back(extra);
-  if (const char* env = std::getenv("TRITONGYM_PLUGIN_PATH")) {
-    std::string list = env;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t colon = list.find(':', start);
-      if (colon == std::string::npos) colon = list.size();
-      if (colon > start) paths.push_back(list.substr(start, colon - start));
-      start = colon + 1;
-    }
-  }
+  if (const char* env = std::getenv("TRITONGYM_PLUGIN_PATH"))
+    for (auto& folder : split_path_list(env)) paths.push_back(std::move(folder));
   return paths;
+}
+
+std::vector<std::string> split_path_list(const std::string& list) {
+  std::vector<std::string> folders;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t colon = list.find(':', start);
+    if (colon == std::string::npos) colon = list.size();
+    if (colon > start) folders.push_back(list.substr(start, colon - start));
+    start = colon + 1;
+  }
+  return folders;
 }
 
 Status load_plugin(const PluginManifest& manifest, Registry& registry) {

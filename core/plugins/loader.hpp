@@ -29,6 +29,9 @@ struct LoadReport {
 // config, then TRITONGYM_PLUGIN_PATH (colon-separated).
 std::vector<std::string> plugin_search_paths(const std::vector<std::string>& extra_paths = {});
 
+// "a:b::c" -> {"a", "b", "c"} (empty entries dropped), as PATH-style variables are written.
+std::vector<std::string> split_path_list(const std::string& list);
+
 // Loads one plugin into `registry` (not frozen). Error: the refusal, naming the library.
 Status load_plugin(const PluginManifest& manifest, Registry& registry);
 

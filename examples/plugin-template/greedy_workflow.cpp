@@ -48,8 +48,7 @@ class GreedyWorkflow final : public Workflow {
         outcome.final_code = code;
         if (!can_test) break;
         // The core charges this call to the budget and explains malformed calls; we just read the result.
-        std::string arguments = "{\"code\":" + boost::json::serialize(boost::json::value(code)) + "}";
-        auto tested = episode.call_tool({"greedy-" + std::to_string(round), "test", arguments});
+        auto tested = episode.call_tool({"greedy-" + std::to_string(round), "test", code_arguments(code)});
         if (!tested) break;
         if (tested->ok) {
           outcome.summary = "passed the visible shapes at round " + std::to_string(round + 1);

@@ -22,17 +22,8 @@ void PrintTo(const PluginManifest& manifest, std::ostream* out) { *out << manife
 namespace {
 
 std::vector<std::string> conformance_paths() {
-  std::vector<std::string> paths;
   const char* env = std::getenv("TRITONGYM_CONFORMANCE_PATH");
-  std::string list = env && *env ? env : testing::builtin_plugin_dir();
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t colon = list.find(':', start);
-    if (colon == std::string::npos) colon = list.size();
-    if (colon > start) paths.push_back(list.substr(start, colon - start));
-    start = colon + 1;
-  }
-  return paths;
+  return split_path_list(env && *env ? env : testing::builtin_plugin_dir());
 }
 
 std::vector<PluginManifest> manifests_of(std::optional<PluginKind> kind) {

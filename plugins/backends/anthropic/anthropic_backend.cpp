@@ -26,19 +26,13 @@ class AnthropicReader final : public http::ResponseReader {
 
 }  // namespace
 
-AnthropicBackend::AnthropicBackend(AnthropicConfig config, const std::string& api_key) : config_(std::move(config)) {
-  std::string base = config_.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  endpoint_.url = base + "/v1/messages";
-  endpoint_.provider = config_.base_url;
-  endpoint_.stream = config_.stream;
-  endpoint_.timeout_s = config_.timeout_s;
-  endpoint_.retry.max_retries = static_cast<int>(config_.max_retries);
-  endpoint_.retry.initial_delay_s = config_.retry_initial_delay_s;
-  endpoint_.retry.max_delay_s = config_.retry_max_delay_s;
+AnthropicBackend::AnthropicBackend(AnthropicConfig config, const std::string& api_key)
+    : config_(std::move(config)),
+      endpoint_(http::make_endpoint(config_.base_url, "/v1/messages", config_.stream, config_.timeout_s,
+                                    config_.max_retries, config_.retry_initial_delay_s, config_.retry_max_delay_s,
+                                    config_.extra_headers)) {
   endpoint_.headers.push_back("anthropic-version: " + config_.anthropic_version);
   if (!api_key.empty()) endpoint_.headers.push_back("x-api-key: " + api_key);
-  for (const auto& [name, value] : config_.extra_headers) endpoint_.headers.push_back(name + ": " + value);
 }
 
 double AnthropicBackend::cost_usd(const TokenUsage& usage) const {

@@ -1,17 +1,12 @@
 #include "anthropic_wire.hpp"
 
+#include "json_fields.hpp"
+
 namespace tritongym::backend_anthropic {
 namespace {
 
-int64_t integer(const boost::json::object& object, const char* key) {
-  const auto* value = object.if_contains(key);
-  return value && value->is_int64() ? value->as_int64() : 0;
-}
-
-std::string text(const boost::json::object& object, const char* key) {
-  const auto* value = object.if_contains(key);
-  return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
+using http::json_int;
+using http::json_text;
 
 // Tool inputs must be objects; a call whose arguments never parsed is replayed with its raw text.
 boost::json::value tool_input(const std::string& arguments_json) {
@@ -34,13 +29,13 @@ void append(boost::json::array& messages, const char* role, boost::json::array b
 }  // namespace
 
 TokenUsage parse_usage(const boost::json::object& usage, TokenUsage base) {
-  int64_t uncached = usage.contains("input_tokens") ? integer(usage, "input_tokens") : -1;
-  int64_t read = usage.contains("cache_read_input_tokens") ? integer(usage, "cache_read_input_tokens") : -1;
-  int64_t write = usage.contains("cache_creation_input_tokens") ? integer(usage, "cache_creation_input_tokens") : -1;
+  int64_t uncached = usage.contains("input_tokens") ? json_int(usage, "input_tokens") : -1;
+  int64_t read = usage.contains("cache_read_input_tokens") ? json_int(usage, "cache_read_input_tokens") : -1;
+  int64_t write = usage.contains("cache_creation_input_tokens") ? json_int(usage, "cache_creation_input_tokens") : -1;
   if (read >= 0) base.cached_input_tokens = read;
   if (write >= 0) base.cache_write_tokens = write;
   if (uncached >= 0) base.input_tokens = uncached + base.cached_input_tokens + base.cache_write_tokens;
-  if (usage.contains("output_tokens")) base.output_tokens = integer(usage, "output_tokens");
+  if (usage.contains("output_tokens")) base.output_tokens = json_int(usage, "output_tokens");
   return base;
 }
 
@@ -103,18 +98,18 @@ Result<ChatResponse> parse_response(const boost::json::value& body) {
   if (!content || !content->is_array())
     return Status(StatusCode::internal, "the response has no content: " + boost::json::serialize(body).substr(0, 300));
   ChatResponse response;
-  response.model = text(object, "model");
-  response.finish_reason = text(object, "stop_reason");
+  response.model = json_text(object, "model");
+  response.finish_reason = json_text(object, "stop_reason");
   response.message.role = Role::assistant;
   for (const auto& entry : content->as_array()) {
     const auto& block = entry.as_object();
-    std::string type = text(block, "type");
+    std::string type = json_text(block, "type");
     if (type == "text") {
-      response.message.content += text(block, "text");
+      response.message.content += json_text(block, "text");
     } else if (type == "tool_use") {
       const auto* input = block.if_contains("input");
       response.message.tool_calls.push_back(
-          {text(block, "id"), text(block, "name"), input ? boost::json::serialize(*input) : "{}"});
+          {json_text(block, "id"), json_text(block, "name"), input ? boost::json::serialize(*input) : "{}"});
     }
   }
   if (const auto* usage = object.if_contains("usage"); usage && usage->is_object())
@@ -129,37 +124,37 @@ Status StreamAccumulator::add(const std::string& event, const std::string& data)
   if (error || !value.is_object())
     return Status(StatusCode::unavailable, "the stream sent data that is not JSON: " + data.substr(0, 200));
   const auto& object = value.as_object();
-  std::string type = event.empty() ? text(object, "type") : event;
+  std::string type = event.empty() ? json_text(object, "type") : event;
   if (type == "error") {
     const auto* inner = object.if_contains("error");
     std::string what = inner && inner->is_object()
-                           ? text(inner->as_object(), "type") + ": " + text(inner->as_object(), "message")
+                           ? json_text(inner->as_object(), "type") + ": " + json_text(inner->as_object(), "message")
                            : data.substr(0, 200);
     return Status(StatusCode::unavailable, "the server reported an error in the stream: " + what);
   }
   if (type == "message_start") {
     if (const auto* message = object.if_contains("message"); message && message->is_object()) {
-      model_ = text(message->as_object(), "model");
+      model_ = json_text(message->as_object(), "model");
       if (const auto* usage = message->as_object().if_contains("usage"); usage && usage->is_object())
         usage_ = parse_usage(usage->as_object(), usage_);
     }
   } else if (type == "content_block_start") {
-    Block& block = blocks_[integer(object, "index")];
+    Block& block = blocks_[json_int(object, "index")];
     if (const auto* start = object.if_contains("content_block"); start && start->is_object()) {
-      block.type = text(start->as_object(), "type");
-      block.text = text(start->as_object(), "text");
-      block.id = text(start->as_object(), "id");
-      block.name = text(start->as_object(), "name");
+      block.type = json_text(start->as_object(), "type");
+      block.text = json_text(start->as_object(), "text");
+      block.id = json_text(start->as_object(), "id");
+      block.name = json_text(start->as_object(), "name");
     }
   } else if (type == "content_block_delta") {
-    Block& block = blocks_[integer(object, "index")];
+    Block& block = blocks_[json_int(object, "index")];
     if (const auto* delta = object.if_contains("delta"); delta && delta->is_object()) {
-      block.text += text(delta->as_object(), "text");
-      block.input_json += text(delta->as_object(), "partial_json");
+      block.text += json_text(delta->as_object(), "text");
+      block.input_json += json_text(delta->as_object(), "partial_json");
     }
   } else if (type == "message_delta") {
     if (const auto* delta = object.if_contains("delta"); delta && delta->is_object())
-      if (std::string reason = text(delta->as_object(), "stop_reason"); !reason.empty()) stop_reason_ = reason;
+      if (std::string reason = json_text(delta->as_object(), "stop_reason"); !reason.empty()) stop_reason_ = reason;
     if (const auto* usage = object.if_contains("usage"); usage && usage->is_object())
       usage_ = parse_usage(usage->as_object(), usage_);
   } else if (type == "message_stop") {

@@ -1,7 +1,5 @@
 // Registers tritongym.backend.anthropic.
 #include "anthropic_backend.hpp"
-#include <filesystem>
-
 #include "api_key.hpp"
 #include "price_table.hpp"
 #include "tritongym/sdk/plugin.hpp"
@@ -19,9 +17,7 @@ Result<std::unique_ptr<ModelBackend>> create(const PluginContext& context) {
   if (config->max_tokens < 1) return Status(StatusCode::invalid_config, "max_tokens must be positive", "/max_tokens");
   if (config->max_retries < 0) return Status(StatusCode::invalid_config, "max_retries must be 0 or more", "/max_retries");
   if (!config->price_table.empty()) {
-    std::filesystem::path table(config->price_table);
-    if (table.is_relative()) table = std::filesystem::path(context.project_root) / table;
-    auto price = http::load_model_price(table.string(), config->model);
+    auto price = http::load_model_price(config->price_table, context.project_root, config->model);
     if (!price) return price.status();
     if (config->usd_per_million_input == 0) config->usd_per_million_input = price->input;
     if (config->usd_per_million_cache_read == 0) config->usd_per_million_cache_read = price->cache_read;

@@ -48,6 +48,22 @@ Result<HttpResponse> attempt(const ChatEndpoint& endpoint, const std::string& bo
 
 }  // namespace
 
+ChatEndpoint make_endpoint(std::string base_url, const std::string& path, bool stream, double timeout_s,
+                           int64_t max_retries, double retry_initial_delay_s, double retry_max_delay_s,
+                           const std::map<std::string, std::string>& extra_headers) {
+  ChatEndpoint endpoint;
+  endpoint.provider = base_url;
+  while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
+  endpoint.url = base_url + path;
+  endpoint.stream = stream;
+  endpoint.timeout_s = timeout_s;
+  endpoint.retry.max_retries = static_cast<int>(max_retries);
+  endpoint.retry.initial_delay_s = retry_initial_delay_s;
+  endpoint.retry.max_delay_s = retry_max_delay_s;
+  for (const auto& [name, value] : extra_headers) endpoint.headers.push_back(name + ": " + value);
+  return endpoint;
+}
+
 std::string error_message_of(const std::string& body) {
   boost::system::error_code error;
   boost::json::value value = boost::json::parse(body, error);

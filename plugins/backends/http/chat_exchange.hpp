@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ struct ChatEndpoint {
   RetryPolicy retry;
   std::string provider;  // for messages: "https://api.openai.com/v1"
 };
+
+// An endpoint at <base_url without trailing '/'><path>, with the retry settings and extra headers of a
+// backend's config. The caller adds its key header.
+ChatEndpoint make_endpoint(std::string base_url, const std::string& path, bool stream, double timeout_s,
+                           int64_t max_retries, double retry_initial_delay_s, double retry_max_delay_s,
+                           const std::map<std::string, std::string>& extra_headers);
 
 // The provider's error text in an error body ({"error": {"message": ...}} for both formats).
 std::string error_message_of(const std::string& body);

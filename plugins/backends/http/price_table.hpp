@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,13 @@ struct ModelPrice {
   double output = 0;       // output tokens, reasoning included
 };
 
-// The price of `model` in the table at `path`. Errors name the file and line, or the models it has.
-inline Result<ModelPrice> load_model_price(const std::string& path, const std::string& model) {
+// The price of `model` in the table at `table` (a relative path starts at `project_root`). Errors name
+// the file and line, or the models it has.
+inline Result<ModelPrice> load_model_price(const std::string& table, const std::string& project_root,
+                                           const std::string& model) {
+  std::filesystem::path resolved(table);
+  if (resolved.is_relative()) resolved = std::filesystem::path(project_root) / resolved;
+  const std::string path = resolved.string();
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

@@ -29,18 +29,12 @@ class OpenAiReader final : public http::ResponseReader {
 
 }  // namespace
 
-OpenAiBackend::OpenAiBackend(OpenAiConfig config, const std::string& api_key) : config_(std::move(config)) {
-  std::string base = config_.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  endpoint_.url = base + "/chat/completions";
-  endpoint_.provider = config_.base_url;
-  endpoint_.stream = config_.stream;
-  endpoint_.timeout_s = config_.timeout_s;
-  endpoint_.retry.max_retries = static_cast<int>(config_.max_retries);
-  endpoint_.retry.initial_delay_s = config_.retry_initial_delay_s;
-  endpoint_.retry.max_delay_s = config_.retry_max_delay_s;
+OpenAiBackend::OpenAiBackend(OpenAiConfig config, const std::string& api_key)
+    : config_(std::move(config)),
+      endpoint_(http::make_endpoint(config_.base_url, "/chat/completions", config_.stream, config_.timeout_s,
+                                    config_.max_retries, config_.retry_initial_delay_s, config_.retry_max_delay_s,
+                                    config_.extra_headers)) {
   if (!api_key.empty()) endpoint_.headers.push_back("Authorization: Bearer " + api_key);
-  for (const auto& [name, value] : config_.extra_headers) endpoint_.headers.push_back(name + ": " + value);
 }
 
 double OpenAiBackend::cost_usd(const TokenUsage& usage) const {

@@ -1,19 +1,13 @@
 #include "openai_wire.hpp"
 
 #include "chat_exchange.hpp"
+#include "json_fields.hpp"
 
 namespace tritongym::backend_openai {
 namespace {
 
-int64_t integer(const boost::json::object& object, const char* key) {
-  const auto* value = object.if_contains(key);
-  return value && value->is_int64() ? value->as_int64() : 0;
-}
-
-std::string text(const boost::json::object& object, const char* key) {
-  const auto* value = object.if_contains(key);
-  return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
+using http::json_int;
+using http::json_text;
 
 boost::json::object message_json(const ChatMessage& message) {
   boost::json::object out{{"role", role_name(message.role)}};
@@ -46,12 +40,12 @@ TokenUsage parse_usage(const boost::json::value& value) {
   TokenUsage usage;
   if (!value.is_object()) return usage;
   const auto& object = value.as_object();
-  usage.input_tokens = integer(object, "prompt_tokens");
-  usage.output_tokens = integer(object, "completion_tokens");
+  usage.input_tokens = json_int(object, "prompt_tokens");
+  usage.output_tokens = json_int(object, "completion_tokens");
   if (const auto* details = object.if_contains("prompt_tokens_details"); details && details->is_object())
-    usage.cached_input_tokens = integer(details->as_object(), "cached_tokens");
+    usage.cached_input_tokens = json_int(details->as_object(), "cached_tokens");
   if (const auto* details = object.if_contains("completion_tokens_details"); details && details->is_object())
-    usage.reasoning_tokens = integer(details->as_object(), "reasoning_tokens");
+    usage.reasoning_tokens = json_int(details->as_object(), "reasoning_tokens");
   return usage;
 }
 
@@ -96,19 +90,19 @@ Result<ChatResponse> parse_response(const boost::json::value& body) {
     return Status(StatusCode::internal, "the response has no choices: " + boost::json::serialize(body).substr(0, 300));
   const auto& choice = choices->as_array()[0].as_object();
   ChatResponse response;
-  response.model = text(object, "model");
-  response.finish_reason = text(choice, "finish_reason");
+  response.model = json_text(object, "model");
+  response.finish_reason = json_text(choice, "finish_reason");
   response.message.role = Role::assistant;
   if (const auto* message = choice.if_contains("message"); message && message->is_object()) {
-    response.message.content = text(message->as_object(), "content");
+    response.message.content = json_text(message->as_object(), "content");
     if (const auto* calls = message->as_object().if_contains("tool_calls"); calls && calls->is_array()) {
       for (const auto& entry : calls->as_array()) {
         const auto& call = entry.as_object();
         ToolCall out;
-        out.id = text(call, "id");
+        out.id = json_text(call, "id");
         if (const auto* function = call.if_contains("function"); function && function->is_object()) {
-          out.name = text(function->as_object(), "name");
-          out.arguments_json = text(function->as_object(), "arguments");  // verbatim: may be invalid JSON
+          out.name = json_text(function->as_object(), "name");
+          out.arguments_json = json_text(function->as_object(), "arguments");  // verbatim: may be invalid JSON
         }
         response.message.tool_calls.push_back(std::move(out));
       }
@@ -131,25 +125,25 @@ Status StreamAccumulator::add(const std::string& data) {
   if (const auto* failure = object.if_contains("error"))
     return Status(StatusCode::unavailable, "the server reported an error in the stream: " +
                                                http::error_message_of(boost::json::serialize(boost::json::object{{"error", *failure}})));
-  if (model_.empty()) model_ = text(object, "model");
+  if (model_.empty()) model_ = json_text(object, "model");
   if (const auto* usage = object.if_contains("usage"); usage && usage->is_object()) usage_ = parse_usage(*usage);
   const auto* choices = object.if_contains("choices");
   if (!choices || !choices->is_array()) return {};
   for (const auto& entry : choices->as_array()) {
     const auto& choice = entry.as_object();
-    if (std::string reason = text(choice, "finish_reason"); !reason.empty()) finish_reason_ = reason;
+    if (std::string reason = json_text(choice, "finish_reason"); !reason.empty()) finish_reason_ = reason;
     const auto* delta = choice.if_contains("delta");
     if (!delta || !delta->is_object()) continue;
-    content_ += text(delta->as_object(), "content");
+    content_ += json_text(delta->as_object(), "content");
     const auto* calls = delta->as_object().if_contains("tool_calls");
     if (!calls || !calls->is_array()) continue;
     for (const auto& fragment_value : calls->as_array()) {
       const auto& fragment = fragment_value.as_object();
-      ToolCall& call = calls_[integer(fragment, "index")];
-      if (std::string id = text(fragment, "id"); !id.empty()) call.id = id;
+      ToolCall& call = calls_[json_int(fragment, "index")];
+      if (std::string id = json_text(fragment, "id"); !id.empty()) call.id = id;
       if (const auto* function = fragment.if_contains("function"); function && function->is_object()) {
-        call.name += text(function->as_object(), "name");
-        call.arguments_json += text(function->as_object(), "arguments");
+        call.name += json_text(function->as_object(), "name");
+        call.arguments_json += json_text(function->as_object(), "arguments");
       }
     }
   }

@@ -1,6 +1,4 @@
 // Registers tritongym.backend.openai.
-#include <filesystem>
-
 #include "api_key.hpp"
 #include "price_table.hpp"
 #include "openai_backend.hpp"
@@ -18,9 +16,7 @@ Result<std::unique_ptr<ModelBackend>> create(const PluginContext& context) {
     return Status(StatusCode::invalid_config, "base_url must start with http:// or https://", "/base_url");
   if (config->max_retries < 0) return Status(StatusCode::invalid_config, "max_retries must be 0 or more", "/max_retries");
   if (!config->price_table.empty()) {
-    std::filesystem::path table(config->price_table);
-    if (table.is_relative()) table = std::filesystem::path(context.project_root) / table;
-    auto price = http::load_model_price(table.string(), config->model);
+    auto price = http::load_model_price(config->price_table, context.project_root, config->model);
     if (!price) return price.status();
     if (config->usd_per_million_input == 0) config->usd_per_million_input = price->input;
     if (config->usd_per_million_cached_input == 0) config->usd_per_million_cached_input = price->cache_read;

@@ -5,10 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include <boost/json.hpp>
-
 #include "tritongym/sdk/config.hpp"
 #include "tritongym/sdk/plugin.hpp"
+#include "tritongym/sdk/prompts.hpp"
 
 namespace {
 
@@ -40,8 +39,7 @@ class OracleBackend final : public ModelBackend {
       // A workflow that offers `submit` gets the code through it, as a tool-using model would send it.
       for (const auto& tool : request.tools) {
         if (tool.name == "submit" && request.tool_choice != "none") {
-          std::string arguments = "{\"code\":" + boost::json::serialize(boost::json::value(code.str())) + "}";
-          response.message.tool_calls.push_back({"oracle_submit", "submit", arguments});
+          response.message.tool_calls.push_back({"oracle_submit", "submit", code_arguments(code.str())});
         }
       }
       response.finish_reason = response.message.tool_calls.empty() ? "stop" : "tool_calls";

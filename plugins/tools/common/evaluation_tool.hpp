@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tritongym/sdk/dsl.hpp"
+#include "tritongym/sdk/prompts.hpp"
 #include "tritongym/sdk/tool.hpp"
 #include "tritongym/sdk/types.hpp"
 
@@ -42,18 +43,12 @@ inline std::string evaluation_record(const EvaluationResult& result) {
   return boost::json::serialize(record);
 }
 
-// The `code` argument of a tool call (the core has checked it is present and a string).
-inline std::string code_argument(const std::string& arguments_json) {
-  auto arguments = boost::json::parse(arguments_json);
-  return std::string(arguments.as_object().at("code").as_string());
-}
-
 // The DSL's static check first (a refusal is a compile_error the model reads), then the executor.
 inline Result<EvaluationResult> evaluate_code(ToolServices& services, const std::string& arguments_json,
                                               EvaluationStage stage, double timeout_s, int64_t seeds_per_shape) {
   EvaluationRequest request;
   request.task = services.task();
-  request.source_code = code_argument(arguments_json);
+  request.source_code = code_argument_of(arguments_json);
   request.stage = stage;
   request.shapes = ShapeSet::visible;
   request.seeds_per_shape = seeds_per_shape;

@@ -26,7 +26,7 @@ class SubmitTool final : public Tool {
 
   Result<ToolResult> call(const std::string& arguments_json, ToolServices& services) noexcept override {
     try {
-      std::string code = tools::code_argument(arguments_json);
+      std::string code = code_argument_of(arguments_json);
       if (config_.check_dsl) {
         if (const Dsl* dsl = services.dsl()) {
           if (Status rules = dsl->check_source(code); !rules.is_ok())

@@ -39,10 +39,6 @@ struct Program {
   int64_t born = 0;     // generation
 };
 
-std::string json_code(const std::string& code) {
-  return "{\"code\":" + boost::json::serialize(boost::json::value(code)) + "}";
-}
-
 // The fraction of shapes the test tool's record says passed (0 for a compile error or a crash).
 double fitness_of(const ToolResult& result) {
   if (result.ok) return 1.0;
@@ -101,7 +97,7 @@ class AlphaEvolveWorkflow final : public Workflow {
         Program child{extract_python_code(reply->message.content), 0.0, "not tested", generation};
         if (child.code.empty()) continue;
         if (can_test) {
-          auto tested = episode.call_tool({"evolve-" + std::to_string(generation), "test", json_code(child.code)});
+          auto tested = episode.call_tool({"evolve-" + std::to_string(generation), "test", code_arguments(child.code)});
           if (!tested) {
             database.push_back(child);
             break;
@@ -119,7 +115,7 @@ class AlphaEvolveWorkflow final : public Workflow {
       WorkflowOutcome outcome;
       if (!database.empty()) outcome.final_code = database.front().code;
       if (can_submit && !outcome.final_code.empty())
-        (void)episode.call_tool({"evolve-submit", "submit", json_code(outcome.final_code)});
+        (void)episode.call_tool({"evolve-submit", "submit", code_arguments(outcome.final_code)});
       outcome.summary = database.empty() ? "no program"
                                          : "best fitness " + std::to_string(database.front().fitness) + " from generation " +
                                                std::to_string(database.front().born + 1);

@@ -56,8 +56,7 @@ class BestOfNWorkflow final : public Workflow {
         ++answered;
         outcome.final_code = code;
         if (!can_test) continue;
-        std::string arguments = "{\"code\":" + boost::json::serialize(boost::json::value(code)) + "}";
-        auto tested = episode.call_tool({"best-of-n-" + std::to_string(k), "test", arguments});
+        auto tested = episode.call_tool({"best-of-n-" + std::to_string(k), "test", code_arguments(code)});
         if (!tested) break;  // the budget ran out: keep the last answer
         if (tested->ok) {
           passed_at = k;
@@ -65,8 +64,7 @@ class BestOfNWorkflow final : public Workflow {
         }
       }
       if (can_submit && !outcome.final_code.empty()) {
-        std::string arguments = "{\"code\":" + boost::json::serialize(boost::json::value(outcome.final_code)) + "}";
-        (void)episode.call_tool({"best-of-n-submit", "submit", arguments});
+        (void)episode.call_tool({"best-of-n-submit", "submit", code_arguments(outcome.final_code)});
       }
       outcome.summary = passed_at ? "attempt " + std::to_string(passed_at) + " passed the visible shapes"
                                   : std::to_string(answered) + " answers, none known to pass";

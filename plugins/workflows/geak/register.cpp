@@ -34,10 +34,6 @@ constexpr const char* kOptimizer =
     "access, tiling, fusion, launch configuration) without breaking it. Answer with the complete file in one "
     "```python block.";
 
-std::string json_code(const std::string& code) {
-  return "{\"code\":" + boost::json::serialize(boost::json::value(code)) + "}";
-}
-
 struct Line {
   std::string code, best;     // the latest version, and the latest version that passed
   std::string last_result;    // the compiler's or verifier's text about `code`
@@ -79,7 +75,7 @@ class GeakWorkflow final : public Workflow {
         for (const auto& line : lines)
           if (!line.code.empty()) outcome.final_code = line.code;
       if (has_submit_ && !outcome.final_code.empty())
-        (void)episode.call_tool({"geak-submit", "submit", json_code(outcome.final_code)});
+        (void)episode.call_tool({"geak-submit", "submit", code_arguments(outcome.final_code)});
       outcome.summary = std::to_string(passing) + " of " + std::to_string(lines.size()) + " lines found a passing version";
       return outcome;
     } catch (const std::exception& error) {
@@ -112,13 +108,13 @@ class GeakWorkflow final : public Workflow {
     std::string id = "geak-" + std::to_string(k) + "-" + std::to_string(round);
     line.passes = false;
     if (has_compile_) {
-      auto compiled = episode.call_tool({id + "-compile", "compile", json_code(line.code)});
+      auto compiled = episode.call_tool({id + "-compile", "compile", code_arguments(line.code)});
       if (!compiled) return false;
       line.last_result = compiled->text;
       if (!compiled->ok) return true;
     }
     if (has_test_) {
-      auto tested = episode.call_tool({id + "-test", "test", json_code(line.code)});
+      auto tested = episode.call_tool({id + "-test", "test", code_arguments(line.code)});
       if (!tested) return false;
       line.last_result = tested->text;
       line.passes = tested->ok;

@@ -27,10 +27,6 @@ constexpr const char* kSystemPrompt =
     "with SEARCH/REPLACE edits of it only, each as\n<<<<<<< SEARCH\nexact lines of the current code\n=======\n"
     "their replacement\n>>>>>>> REPLACE";
 
-std::string json_code(const std::string& code) {
-  return "{\"code\":" + boost::json::serialize(boost::json::value(code)) + "}";
-}
-
 class LeaderWorkflow final : public Workflow {
  public:
   explicit LeaderWorkflow(LeaderConfig config) : config_(config) {}
@@ -76,7 +72,7 @@ class LeaderWorkflow final : public Workflow {
         bool passes = false;
         std::string result = "not tested";
         if (can_test) {
-          auto tested = episode.call_tool({"leader-" + std::to_string(round), "test", json_code(candidate)});
+          auto tested = episode.call_tool({"leader-" + std::to_string(round), "test", code_arguments(candidate)});
           if (!tested) break;
           passes = tested->ok;
           result = tested->text.substr(0, tested->text.find('\n'));
@@ -94,7 +90,7 @@ class LeaderWorkflow final : public Workflow {
       }
       WorkflowOutcome outcome;
       outcome.final_code = best;
-      if (can_submit && !best.empty()) (void)episode.call_tool({"leader-submit", "submit", json_code(best)});
+      if (can_submit && !best.empty()) (void)episode.call_tool({"leader-submit", "submit", code_arguments(best)});
       outcome.summary = std::to_string(accepted) + " versions accepted; best " + (best_passes ? "passes" : "does not pass");
       return outcome;
     } catch (const std::exception& error) {

@@ -13,13 +13,8 @@ constexpr const char* kDefaultSystemPrompt =
 
 // A reply may carry the code in a tool call instead of a fenced block (models trained on tools do).
 std::string code_from_tool_calls(const ChatMessage& message) {
-  for (const auto& call : message.tool_calls) {
-    boost::system::error_code error;
-    auto arguments = boost::json::parse(call.arguments_json, error);
-    if (error || !arguments.is_object()) continue;
-    if (const auto* code = arguments.as_object().if_contains("code"); code && code->is_string())
-      return std::string(code->as_string());
-  }
+  for (const auto& call : message.tool_calls)
+    if (std::string code = code_argument_of(call.arguments_json); !code.empty()) return code;
   return "";
 }
 

@@ -12,14 +12,6 @@ constexpr const char* kDefaultSystemPrompt =
     "the docs when unsure, improve it, and call submit(code) with the complete file when you are done. Every "
     "tool call costs budget.";
 
-std::string code_argument(const ToolCall& call) {
-  boost::system::error_code error;
-  auto arguments = boost::json::parse(call.arguments_json, error);
-  if (error || !arguments.is_object()) return "";
-  const auto* code = arguments.as_object().if_contains("code");
-  return code && code->is_string() ? std::string(code->as_string()) : "";
-}
-
 }  // namespace
 
 Result<WorkflowOutcome> ReactWorkflow::run(EpisodeContext& episode) noexcept {
@@ -50,7 +42,7 @@ Result<WorkflowOutcome> ReactWorkflow::run(EpisodeContext& episode) noexcept {
         continue;
       }
       for (const auto& call : reply->message.tool_calls) {
-        if (std::string code = code_argument(call); !code.empty()) latest_code = code;
+        if (std::string code = code_argument_of(call.arguments_json); !code.empty()) latest_code = code;
         auto result = episode.call_tool(call);
         if (!result) {
           if (result.status().code() == StatusCode::resource_exhausted) {
@@ -62,7 +54,7 @@ Result<WorkflowOutcome> ReactWorkflow::run(EpisodeContext& episode) noexcept {
         }
         request.messages.push_back({Role::tool, result->text, {}, call.id, call.name});
         if (call.name == "submit" && result->ok) {
-          outcome.final_code = code_argument(call);
+          outcome.final_code = code_argument_of(call.arguments_json);
           outcome.summary = "submitted at turn " + std::to_string(turns + 1);
           return outcome;
         }

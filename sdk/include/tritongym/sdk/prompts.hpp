@@ -2,6 +2,8 @@
 // same way (a fair comparison depends on it) and read code back the same way.
 #pragma once
 
+#include <boost/json.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -67,6 +69,20 @@ inline std::string extract_python_code(std::string_view text) {
     position = close + 3;
   }
   return found;
+}
+
+// The arguments of a code-taking tool call (compile, test, submit): {"code": "..."} as JSON text.
+inline std::string code_arguments(const std::string& code) {
+  return boost::json::serialize(boost::json::object{{"code", code}});
+}
+
+// The `code` argument of a tool call's JSON text; "" when it has none or the JSON is invalid.
+inline std::string code_argument_of(std::string_view arguments_json) {
+  boost::system::error_code error;
+  boost::json::value arguments = boost::json::parse(arguments_json, error);
+  if (error || !arguments.is_object()) return "";
+  const auto* code = arguments.as_object().if_contains("code");
+  return code && code->is_string() ? std::string(code->as_string()) : "";
 }
 
 // Applies SEARCH/REPLACE edit blocks, the diff format of edit-based workflows:
