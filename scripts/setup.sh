@@ -16,6 +16,7 @@ DEBIAN_PACKAGES=(
   libboost1.81-dev libboost-program-options1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
   libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev
   libcurl4-openssl-dev libsqlite3-dev pybind11-dev
+  chromium  # tests only: the HTML report's headless-browser test
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
 #include "environment/machine_probe.hpp"
+#include "environment/machine_report_json.hpp"
 #include "plugins/loader.hpp"
 
 namespace tritongym::cli {
@@ -14,39 +15,6 @@ namespace tritongym::cli {
 namespace po = boost::program_options;
 
 namespace {
-
-boost::json::object to_json(const environment::MachineReport& report) {
-  boost::json::array gpus;
-  for (const auto& gpu : report.gpus)
-    gpus.push_back({{"index", gpu.index},
-                    {"name", gpu.name},
-                    {"compute_capability", std::to_string(gpu.compute_capability_major) + "." +
-                                               std::to_string(gpu.compute_capability_minor)},
-                    {"memory_bytes", gpu.memory_bytes}});
-  boost::json::array capabilities;
-  for (const auto& capability : report.capabilities)
-    capabilities.push_back(
-        {{"name", capability.name}, {"available", capability.available}, {"missing", capability.missing}});
-  const auto& py = report.python;
-  return {{"host", report.host},
-          {"os", report.os},
-          {"gpus", gpus},
-          {"driver", {{"library", report.driver_library},
-                      {"version", report.driver_version},
-                      {"cuda_driver_api_version", report.cuda_driver_api_version},
-                      {"error", report.driver_error}}},
-          {"cuda_toolkit", {{"root", report.cuda_toolkit_root}, {"version", report.cuda_toolkit_version}}},
-          {"cupti_library", report.cupti_library},
-          {"python", {{"executable", py.executable},
-                      {"source", py.source},
-                      {"version", py.version},
-                      {"torch", py.torch_version},
-                      {"torch_cuda", py.torch_cuda},
-                      {"triton", py.triton_version},
-                      {"error", py.error}}},
-          {"host_fingerprint", plugins::host_fingerprint()},
-          {"capabilities", capabilities}};
-}
 
 std::string or_missing(const std::string& value, const std::string& missing = "not found") {
   return value.empty() ? missing : value;
@@ -98,7 +66,7 @@ int command_doctor(const CliContext& context, const Arguments& arguments) {
   auto values = parse_arguments("tritongym doctor [--json]", options, {}, arguments, exit_code);
   if (!values) return exit_code;
   environment::MachineReport report = environment::probe_machine(context.project_root);
-  if (values->count("json")) print_json(std::cout, to_json(report));
+  if (values->count("json")) print_json(std::cout, environment::machine_report_json(report));
   else print_text(report);
   return kExitOk;
 }

@@ -2,6 +2,7 @@
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,7 @@
 
 #include "cli/arguments.hpp"
 #include "cli/exit_codes.hpp"
+#include "tritongym/sdk/result_json.hpp"
 #include "cli/output.hpp"
 #include "cli/plugin_loading.hpp"
 #include "environment/executor_choice.hpp"
@@ -44,16 +46,11 @@ std::optional<EvaluationStage> parse_stage(const std::string& name) {
 }
 
 boost::json::object result_json(const EvaluationResult& result, const std::string& executor, const std::string& reason) {
-  boost::json::array shapes;
-  for (const auto& shape : result.shapes)
-    shapes.push_back({{"shape", shape.shape}, {"passed", shape.passed}, {"max_abs_error", shape.max_abs_error},
-                      {"max_rel_error", shape.max_rel_error}, {"first_mismatch", shape.first_mismatch}});
-  boost::system::error_code error;
-  boost::json::value record = boost::json::parse(result.record_json, error);
-  return {{"verdict", verdict_name(result.verdict)}, {"message", result.message}, {"executor", executor},
-          {"executor_reason", reason}, {"shapes", shapes}, {"stdout", result.stdout_text},
-          {"stderr", result.stderr_text}, {"wall_seconds", result.wall_seconds},
-          {"record", error ? boost::json::value(nullptr) : record}};
+  boost::json::object out = evaluation_json(result);
+  out["executor_reason"] = reason;
+  out["record"] = out["executor"];
+  out["executor"] = executor;
+  return out;
 }
 
 void print_text(const EvaluationResult& result) {
@@ -78,36 +75,117 @@ void print_text(const EvaluationResult& result) {
   tail("candidate stderr", result.stderr_text);
 }
 
+// The task's DSL plugin (tritongym.dsl.<dsl>), when one is loaded, checks the source first, as the tools
+// do; a refusal is a compile_error result.
+Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
+                               const TaskSpec& task, const std::string& code, EvaluationStage stage, int64_t seeds,
+                               double timeout_s) {
+  std::string dsl_id = "tritongym.dsl." + task.dsl;
+  if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
+    auto dsl = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
+    if (!dsl) return dsl.status();
+    if (Status rules = (*dsl)->check_source(code); !rules.is_ok()) {
+      EvaluationResult refused;
+      refused.verdict = Verdict::compile_error;
+      refused.message = rules.message();
+      return refused;
+    }
+  }
+  EvaluationRequest request;
+  request.task = task;
+  request.source_code = code;
+  request.stage = stage;
+  request.shapes = stage == EvaluationStage::final_score ? ShapeSet::held_out : ShapeSet::visible;
+  request.seeds_per_shape = seeds;
+  request.timeout_s = timeout_s;
+  return executor.evaluate(request);
+}
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return Status(StatusCode::not_found, "cannot read candidate file '" + path + "'");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// --batch FILE: one "TASK_ID PATH" per line, all through one warm executor; one JSON line per candidate.
+int evaluate_batch(const CliContext& context, plugins::Registry& registry, Executor& executor, const std::string& root,
+                   const std::string& batch_path, EvaluationStage stage, int64_t seeds, double timeout_s) {
+  std::ifstream batch(batch_path);
+  if (!batch) {
+    print_error(Status(StatusCode::not_found, "cannot read batch file '" + batch_path + "'"));
+    return kExitUsage;
+  }
+  std::string line;
+  int line_number = 0;
+  while (std::getline(batch, line)) {
+    ++line_number;
+    std::istringstream fields(line);
+    std::string task_id, path;
+    if (!(fields >> task_id) || task_id[0] == '#') continue;
+    if (!(fields >> path)) {
+      print_error(Status(StatusCode::invalid_argument, "expected 'TASK_ID PATH'", batch_path + ":" + std::to_string(line_number)));
+      return kExitUsage;
+    }
+    auto task = find_task(context, registry, root, task_id);
+    auto code = read_text(path);
+    if (!task || !code) {
+      print_error(!task ? task.status() : code.status());
+      return kExitUsage;
+    }
+    auto started = std::chrono::steady_clock::now();
+    auto result = judge(context, registry, executor, *task, *code, stage, seeds, timeout_s);
+    double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!result) {
+      print_error(result.status());
+      return kExitFailure;
+    }
+    boost::json::object out = evaluation_json(*result);
+    out.erase("executor");
+    out.erase("stdout");
+    out.erase("stderr");
+    out["task"] = task_id;
+    out["code"] = path;
+    out["host_seconds"] = host_seconds;
+    std::cout << boost::json::serialize(out) << std::endl;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int command_eval(const CliContext& context, const Arguments& arguments) {
   po::options_description options("eval options");
   options.add_options()("task", po::value<std::string>(), "task id, e.g. standard/softmax")(
       "code", po::value<std::string>(), "the candidate: one Python file")(
+      "batch", po::value<std::string>(), "a file of 'TASK_ID PATH' lines, judged in order by one warm executor")(
       "executor", po::value<std::string>()->default_value("auto"), "executor id, or auto")(
-      "stage", po::value<std::string>()->default_value("test"), "compile, test or final (visible + held-out shapes)")(
+      "stage", po::value<std::string>()->default_value("test"),
+      "compile, test, benchmark, profile or final (visible + held-out shapes)")(
       "seeds", po::value<int64_t>()->default_value(3), "random input sets per shape")(
       "timeout", po::value<double>()->default_value(120.0), "seconds the candidate may run")(
       "root", po::value<std::string>(), "suites folder (default: <project>/tasks)")("json", "print the result as JSON");
   int exit_code = kExitOk;
-  std::string usage = "tritongym eval --task ID --code FILE [--executor ID|auto] [--stage compile|test|final] [--json]";
+  std::string usage =
+      "tritongym eval (--task ID --code FILE | --batch FILE) [--executor ID|auto] "
+      "[--stage compile|test|benchmark|profile|final] [--json]";
   auto values = parse_arguments(usage, options, {}, arguments, exit_code);
   if (!values) return exit_code;
-  if (!values->count("task") || !values->count("code")) {
-    std::cerr << "error: eval needs --task and --code\nusage: " << usage << "\n";
+  bool batch = values->count("batch") > 0;
+  if (!batch && (!values->count("task") || !values->count("code"))) {
+    std::cerr << "error: eval needs --task and --code, or --batch\nusage: " << usage << "\n";
     return kExitUsage;
   }
-  std::string code_path = (*values)["code"].as<std::string>();
-  std::ifstream code_file(code_path);
-  if (!code_file) {
-    print_error(Status(StatusCode::not_found, "cannot read candidate file '" + code_path + "'"));
-    return kExitUsage;
-  }
-  std::stringstream code;
-  code << code_file.rdbuf();
   auto stage = parse_stage((*values)["stage"].as<std::string>());
   if (!stage) {
-    std::cerr << "error: unknown stage '" << (*values)["stage"].as<std::string>() << "' (compile, test, final)\n";
+    std::cerr << "error: unknown stage '" << (*values)["stage"].as<std::string>()
+              << "' (compile, test, benchmark, profile, final)\n";
+    return kExitUsage;
+  }
+  Result<std::string> code = batch ? Result<std::string>(std::string()) : read_text((*values)["code"].as<std::string>());
+  if (!code) {
+    print_error(code.status());
     return kExitUsage;
   }
 
@@ -115,23 +193,10 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
   load_registry(context, registry);
   std::string root = values->count("root") ? (*values)["root"].as<std::string>()
                                            : (std::filesystem::path(context.project_root) / "tasks").string();
-  auto task = find_task(context, registry, root, (*values)["task"].as<std::string>());
+  Result<TaskSpec> task = batch ? Result<TaskSpec>(TaskSpec{}) : find_task(context, registry, root, (*values)["task"].as<std::string>());
   if (!task) {
     print_error(task.status());
     return task.status().code() == StatusCode::not_found ? kExitUsage : kExitConfigError;
-  }
-  // The task's DSL plugin (tritongym.dsl.<dsl>), when one is loaded, checks the source first, as the tools do.
-  std::string dsl_id = "tritongym.dsl." + task->dsl;
-  if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
-    auto dsl = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
-    if (!dsl) {
-      print_error(dsl.status());
-      return kExitPluginError;
-    }
-    if (Status rules = (*dsl)->check_source(code.str()); !rules.is_ok()) {
-      std::cout << "compile_error: " << rules.message() << "\n";
-      return kExitFailure;
-    }
   }
   auto choice = environment::choose_executor(registry, (*values)["executor"].as<std::string>(), [&](const std::string& id) {
     return plugin_context(context, registry, id, "{}", "--executor");
@@ -141,15 +206,13 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
     return choice.status().code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
   }
   spdlog::info("executor {}: {}", choice->id, choice->reason);
+  int64_t seeds = (*values)["seeds"].as<int64_t>();
+  double timeout_s = (*values)["timeout"].as<double>();
+  if (batch)
+    return evaluate_batch(context, registry, *choice->executor, root, (*values)["batch"].as<std::string>(), *stage,
+                          seeds, timeout_s);
 
-  EvaluationRequest request;
-  request.task = task.value();
-  request.source_code = code.str();
-  request.stage = *stage;
-  request.shapes = *stage == EvaluationStage::final_score ? ShapeSet::held_out : ShapeSet::visible;
-  request.seeds_per_shape = (*values)["seeds"].as<int64_t>();
-  request.timeout_s = (*values)["timeout"].as<double>();
-  auto result = choice->executor->evaluate(request);
+  auto result = judge(context, registry, *choice->executor, *task, *code, *stage, seeds, timeout_s);
   if (!result) {
     print_error(result.status());
     return result.status().code() == StatusCode::unimplemented ? kExitNotAvailable : kExitFailure;

@@ -9,9 +9,7 @@ namespace tritongym::cli {
 
 int command_not_yet(const std::string& command, const Arguments&) {
   static const std::map<std::string, std::string> lands_with = {
-      {"resume", "\"Runs, results and reports\" (the run engine and the store)"},
       {"report", "\"Runs, results and reports\" (metrics and the HTML leaderboard)"},
-      {"merge", "\"Runs, results and reports\" (the store)"},
   };
   auto found = lands_with.find(command);
   std::cerr << "error: `tritongym " << command << "` is not in this version yet; it lands with the issue "

@@ -25,12 +25,17 @@ struct CommandEntry {
 
 const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
   static const std::vector<std::pair<std::string, CommandEntry>> table = {
-      {"run", {"run FILE [key.sub=value ...] [--check]: run an experiment from a YAML run file", cli::command_run}},
-      {"resume", {"resume DIR: continue an interrupted run", nullptr}},
+      {"run", {"run FILE [key.sub=value ...] [--check] [--shard I/N]: run an experiment from a YAML run file", cli::command_run}},
+      {"resume", {"resume DIR: continue an interrupted run (finished episodes are kept, the rest run)",
+                  cli::command_resume}},
       {"eval", {"eval --task ID --code FILE [--executor ID|auto] [--stage S] [--json]: judge one candidate file by hand",
                 cli::command_eval}},
-      {"report", {"report DIR [--html FILE] [--json]: leaderboard of a run", nullptr}},
-      {"merge", {"merge DIR...: join the shards of one run into one store", nullptr}},
+      {"report", {"report DIR [--html FILE] [--json]: leaderboard of a run; --html writes a self-contained page",
+                  cli::command_report}},
+      {"merge", {"merge DIR... --into OUT: join the shards of one run (run --shard I/N) into one store",
+                 cli::command_merge}},
+      {"export", {"export RUN_DIR EPISODE_KEY --to DIR: a solved kernel as a module with its test and benchmark",
+                  cli::command_export}},
       {"plugins", {"plugins list|doctor [--json]: the plugins found, and whether they load", cli::command_plugins}},
       {"tasks", {"tasks list [--json] [--split S]: the tasks of the suites", cli::command_tasks}},
       {"doctor", {"doctor [--json]: what this machine has (GPU, driver, CUDA, Python, torch, triton, CUPTI)",

@@ -36,7 +36,7 @@ class TritonExecutorTest : public ::testing::Test {
     ::setenv("ANTHROPIC_API_KEY", kSecret, 1);
     registry_ = new Registry;
     load_plugins({testing::builtin_plugin_dir()}, *registry_);
-    auto executor = registry_->create<Executor>(kExecutor, context(R"({"workers": 2, "recycle_after": 100})"));
+    auto executor = registry_->create<Executor>(kExecutor, context(R"({"workers": 2, "recycle_after": 100, "timing_seconds": 0.15})"));
     ASSERT_TRUE(executor) << executor.status().to_string();
     executor_ = executor->release();
     available_ = executor_->availability();
@@ -237,13 +237,87 @@ TEST_F(TritonExecutorTest, OutputsMustBeFreshTensors) {
   EXPECT_NE(nan.message.find("nan"), std::string::npos) << nan.message;
 }
 
-TEST_F(TritonExecutorTest, TimingStagesLandLater) {
-  EvaluationRequest request;
-  request.task = task("standard/vector-add");
-  request.stage = EvaluationStage::benchmark;
-  auto result = executor_->evaluate(request);
-  ASSERT_FALSE(result);
-  EXPECT_EQ(result.status().code(), StatusCode::unimplemented);
+TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) {
+  EvaluationResult result = evaluate("correct", EvaluationStage::benchmark, 300);
+  EXPECT_VERDICT(result, Verdict::passed);
+  ASSERT_FALSE(result.shapes.empty());
+  if (!kCuda) {
+    EXPECT_NE(result.message.find("not timed"), std::string::npos) << result.message;
+    for (const auto& shape : result.shapes) EXPECT_FALSE(shape.timing) << shape.shape;
+    return;
+  }
+  EXPECT_TRUE(result.flags.empty()) << result.message;
+  for (const auto& shape : result.shapes) {
+    ASSERT_TRUE(shape.timing) << shape.shape << ": " << result.message << "\n" << result.record_json.substr(0, 3000);
+    const ShapeTiming& t = *shape.timing;
+    EXPECT_GT(t.median_us, 0.0);
+    EXPECT_GE(t.repetitions, 20);
+    EXPECT_TRUE(t.cold_l2);
+    // The host clock covers the events, which cover the kernels.
+    EXPECT_GE(t.wall_median_us, 0.9 * t.event_median_us) << shape.shape;
+    EXPECT_GE(t.event_median_us, 0.9 * t.median_us) << shape.shape;
+    ASSERT_TRUE(t.eager_us && t.compile_us && t.oracle_us && t.speed_of_light_us) << result.record_json.substr(0, 3000);
+    EXPECT_GT(*t.speed_of_light_us, 0.0);
+    // The floor comes from measured ceilings (a device copy), which a streaming kernel can match: a
+    // correct one may reach it but never the flagging margin below it.
+    EXPECT_GT(t.median_us, 0.7 * *t.speed_of_light_us);
+    ASSERT_FALSE(shape.kernels.empty());
+    EXPECT_FALSE(shape.kernels.front().library) << shape.kernels.front().name;
+    EXPECT_GT(shape.kernels.front().registers, 0);
+  }
+}
+
+TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {
+  if (!kCuda) GTEST_SKIP() << "profiling needs triton-cuda";
+  EvaluationResult result = evaluate("correct", EvaluationStage::profile, 300);
+  EXPECT_VERDICT(result, Verdict::passed);
+  for (const auto& shape : result.shapes) {
+    ASSERT_FALSE(shape.kernels.empty()) << shape.shape;
+    EXPECT_EQ(shape.kernels.front().calls, 1);
+    EXPECT_NE(shape.kernels.front().grid, "0,0,0");
+  }
+}
+
+// tests/fixtures/adversarial/README.md: one candidate per exploit family, each caught with its reason.
+TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
+  if (!kCuda) GTEST_SKIP() << "the adversarial corpus is judged with timing (triton-cuda); tests/worker covers the CPU side";
+  std::string folder = testing::source_dir() + "/tests/fixtures/adversarial/";
+  std::istringstream table(read_file(folder + "README.md"));
+  std::string line;
+  int checked = 0;
+  while (std::getline(table, line)) {
+    if (line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      cell.erase(0, cell.find_first_not_of(' '));
+      cell.erase(cell.find_last_not_of(' ') + 1);
+      cells.push_back(cell);
+    }
+    ASSERT_GE(cells.size(), 5u) << line;
+    std::string file = cells[0].substr(1, cells[0].size() - 2);
+    EvaluationRequest request;
+    request.task = task(cells[1]);
+    request.source_code = read_file(folder + file);
+    request.stage = EvaluationStage::final_score;
+    request.seeds_per_shape = 2;
+    request.timeout_s = 300;
+    auto result = executor_->evaluate(request);
+    ASSERT_TRUE(result) << file << ": " << result.status().to_string();
+    std::string said = result->message;
+    for (const auto& flag : result->flags) said += "\n" + flag;
+    std::string verdict = verdict_name(result->verdict);
+    if (cells[3] == "flagged" && verdict == "wrong_answer") {
+      // Failed earlier, by the correctness stage: caught all the same (README, Notes).
+      std::cout << "[ NOTE     ] " << file << " failed the correctness stage before timing: "
+                << said.substr(0, said.find('\n')) << "\n";
+    } else {
+      EXPECT_EQ(verdict, cells[3]) << file << ": " << said;
+      EXPECT_NE(said.find(cells[4]), std::string::npos) << file << " should be caught for \"" << cells[4] << "\": " << said;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
 }
 
 TEST_F(TritonExecutorTest, ToolsReportThroughAnEpisode) {

@@ -1,12 +1,16 @@
-// tritongym_native: the worker's window on the CUDA driver (device properties, memory, synchronise).
-// The driver is opened with dlopen, so the module imports on machines without a GPU and says so.
+// tritongym_native: the worker's window on the CUDA driver (device properties, memory, synchronise)
+// and on CUPTI (kernel tracing for the timing loop, cupti_tracer.hpp). Both are opened with dlopen, so
+// the module imports on machines without a GPU and says so.
 #include <dlfcn.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
 
+#include "cupti_tracer.hpp"
+
 namespace py = pybind11;
+namespace native = tritongym::native;
 
 namespace {
 
@@ -129,6 +133,55 @@ int synchronize() {
   return d.context_synchronize();
 }
 
+// ---------------------------------------------------------------- CUPTI tracing
+
+native::KernelTracer& tracer() { return native::KernelTracer::instance(); }
+
+std::string cupti_load(const std::vector<std::string>& paths) { return tracer().load(paths); }
+
+// Starts tracing; raises with CUPTI's reason when it cannot.
+void cupti_start() {
+  if (std::string error = tracer().start(); !error.empty()) throw std::runtime_error(error);
+}
+
+void cupti_set_call(int64_t call) { tracer().set_call(call); }
+
+// Stops tracing and returns every activity as a dict, after synchronising the current context.
+py::list cupti_stop() {
+  synchronize();
+  std::vector<native::GpuActivity> activities;
+  {
+    py::gil_scoped_release release;  // CUPTI's buffer thread may need the GIL-free world to finish
+    activities = tracer().stop();
+  }
+  py::list out;
+  for (const auto& activity : activities) {
+    py::dict item;
+    item["kind"] = activity.kind == native::GpuActivity::Kind::kernel   ? "kernel"
+                   : activity.kind == native::GpuActivity::Kind::memcpy ? "memcpy"
+                                                                        : "memset";
+    item["name"] = activity.name;
+    item["start_ns"] = activity.start_ns;
+    item["end_ns"] = activity.end_ns;
+    item["stream"] = activity.stream_id;
+    item["call"] = activity.call;
+    item["grid"] = py::make_tuple(activity.grid[0], activity.grid[1], activity.grid[2]);
+    item["block"] = py::make_tuple(activity.block[0], activity.block[1], activity.block[2]);
+    item["registers"] = activity.registers_per_thread;
+    item["shared_memory_bytes"] = activity.shared_memory_bytes;
+    item["bytes"] = activity.bytes;
+    out.append(std::move(item));
+  }
+  return out;
+}
+
+int64_t cupti_stream_id(uintptr_t stream_handle) {
+  const Driver& d = driver();
+  CUcontext context = nullptr;
+  if (!d.usable() || d.context_current(&context) != 0) return -1;
+  return tracer().stream_id_of(context, stream_handle);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(tritongym_native, module) {
@@ -137,4 +190,13 @@ PYBIND11_MODULE(tritongym_native, module) {
   module.def("device_properties", &device_properties, py::arg("index"));
   module.def("memory_info", &memory_info, "(free, total) bytes of the current context's device, or None");
   module.def("synchronize", &synchronize, "cuCtxSynchronize on the current context; returns the CUresult");
+  module.def("cupti_load", &cupti_load, py::arg("paths"),
+             "opens libcupti (an already loaded one first, then each path); returns '' or why it could not");
+  module.def("cupti_library", [] { return tracer().library_path(); }, "the libcupti in use, '' when none");
+  module.def("cupti_start", &cupti_start, "subscribes and enables kernel/memcpy/memset tracing; raises on failure");
+  module.def("cupti_set_call", &cupti_set_call, py::arg("call"),
+             "attributes launches from now on to timed call `call` (-1: none)");
+  module.def("cupti_stop", &cupti_stop, "synchronises, flushes, stops tracing; returns the activities as dicts");
+  module.def("cupti_stream_id", &cupti_stream_id, py::arg("stream_handle"),
+             "CUPTI's id of a CUDA stream handle in the current context, -1 when unknown");
 }

@@ -18,6 +18,13 @@ struct TritonExecutorConfig {
   std::string temp_dir;            // "" -> the system's temporary folder
   std::vector<std::string> pass_environment;  // host variables workers may also see (never secrets)
   bool keep_folders = false;       // keep worker folders after the run, for debugging
+  int64_t reference_cache_tasks = 4;  // tasks whose inputs and expected outputs stay on disk
+  // Timing (triton-cuda; docs/timing.md).
+  bool cold_l2 = true;             // false: warm-L2 timing, named in every result
+  int64_t timing_input_sets = 4;   // input sets the timed calls rotate over (each re-checked afterwards)
+  double timing_seconds = 0.4;     // GPU time to spend per shape and timed function
+  double speed_of_light_margin = 0.7;  // flag a result faster than this fraction of the floor
+  std::string cache_dir;           // baselines and ceilings; "" -> $XDG_CACHE_HOME/tritongym or ~/.cache/tritongym
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -27,7 +34,12 @@ struct TritonExecutorConfig {
         field("worker_start_timeout_s", &TritonExecutorConfig::worker_start_timeout_s),
         field("python", &TritonExecutorConfig::python), field("temp_dir", &TritonExecutorConfig::temp_dir),
         field("pass_environment", &TritonExecutorConfig::pass_environment),
-        field("keep_folders", &TritonExecutorConfig::keep_folders));
+        field("keep_folders", &TritonExecutorConfig::keep_folders), field("cold_l2", &TritonExecutorConfig::cold_l2),
+        field("reference_cache_tasks", &TritonExecutorConfig::reference_cache_tasks),
+        field("timing_input_sets", &TritonExecutorConfig::timing_input_sets),
+        field("timing_seconds", &TritonExecutorConfig::timing_seconds),
+        field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),
+        field("cache_dir", &TritonExecutorConfig::cache_dir));
   }
 };
 

@@ -1,5 +1,7 @@
 #include "triton_executor.hpp"
 
+#include "worker_json.hpp"
+
 #include <sys/prctl.h>
 
 #include <cstdlib>
@@ -30,19 +32,6 @@ std::string slug(const std::string& text) {
   return out;
 }
 
-std::string text_of(const boost::json::object& object, const char* key) {
-  const auto* value = object.if_contains(key);
-  return value && value->is_string() ? std::string(value->as_string()) : std::string();
-}
-
-double number_of(const boost::json::object& object, const char* key) {
-  const auto* value = object.if_contains(key);
-  if (!value) return 0.0;
-  if (value->is_double()) return value->as_double();
-  if (value->is_int64()) return static_cast<double>(value->as_int64());
-  return 0.0;
-}
-
 std::optional<Verdict> parse_verdict(const std::string& name) {
   for (Verdict verdict : {Verdict::passed, Verdict::compile_error, Verdict::runtime_error, Verdict::timeout,
                           Verdict::crash, Verdict::oom, Verdict::wrong_answer, Verdict::flagged})
@@ -50,12 +39,6 @@ std::optional<Verdict> parse_verdict(const std::string& name) {
   return std::nullopt;
 }
 
-boost::json::object task_json(const TaskSpec& task) {
-  boost::system::error_code error;
-  boost::json::value inputs = boost::json::parse(task.inputs_json.empty() ? "[]" : task.inputs_json, error);
-  return {{"id", task.id}, {"reference_path", task.reference_path}, {"entry", task.entry_function},
-          {"inputs", error ? boost::json::value(boost::json::array()) : inputs}};
-}
 
 }  // namespace
 
@@ -165,7 +148,7 @@ ExecutorInfo TritonExecutor::info() const noexcept {
   return info;
 }
 
-std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationRequest& request) const {
+std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationRequest& request, int64_t wanted_seeds) const {
   const TaskSpec& task = request.task;
   std::vector<ShapeSpec> shapes;
   bool small = target_ == Target::interpreter && !task.small_shapes.empty();
@@ -179,7 +162,7 @@ std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationReq
   std::vector<std::string> dtypes = task.dtypes.empty() ? std::vector<std::string>{"float32"} : task.dtypes;
   int64_t seeds = request.stage == EvaluationStage::compile
                       ? 1
-                      : std::clamp<int64_t>(request.seeds_per_shape, 1, static_cast<int64_t>(secret_seeds_.size()));
+                      : std::clamp<int64_t>(wanted_seeds, 1, static_cast<int64_t>(secret_seeds_.size()));
   if (request.stage == EvaluationStage::compile) {
     shapes.resize(std::min<size_t>(shapes.size(), 1));
     dtypes.resize(1);
@@ -241,36 +224,82 @@ Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& ta
     return Status(StatusCode::internal, "the reference of task " + task.id + " failed: " + text_of(*reply, "error"));
   const auto& replies = reply->at("cases").as_array();
   size_t next = 0;
+  auto& files = task_files_[task.id];
   for (const auto& c : cases) {
     if (prepared_.count(c.expected)) continue;
     const auto* outputs = next < replies.size() ? replies[next].as_object().if_contains("outputs") : nullptr;
     prepared_[c.expected] = outputs ? *outputs : boost::json::value(boost::json::array());
+    files.insert(c.inputs);
+    files.insert(c.expected);
     ++next;
   }
+  task_order_.remove(task.id);
+  task_order_.push_back(task.id);
+  evict_reference_files();
   return described();
 }
 
-Result<boost::json::object> TritonExecutor::compare(const std::vector<Case>& cases, const std::string& folder,
-                                                    const TaskSpec& task) {
+void TritonExecutor::evict_reference_files() {
+  for (auto it = task_order_.begin();
+       task_order_.size() > static_cast<size_t>(std::max<int64_t>(config_.reference_cache_tasks, 1)) &&
+       it != task_order_.end();) {
+    if (tasks_in_use_[*it] > 0) {
+      ++it;
+      continue;
+    }
+    for (const auto& path : task_files_[*it]) {
+      std::error_code ignored;
+      fs::remove(path, ignored);
+      prepared_.erase(path);
+    }
+    task_files_.erase(*it);
+    it = task_order_.erase(it);
+  }
+}
+
+// Marks a task as being evaluated, so that its reference files are not evicted under it.
+class TritonExecutor::TaskInUse {
+ public:
+  TaskInUse(TritonExecutor& executor, std::string task) : executor_(executor), task_(std::move(task)) {
+    std::lock_guard lock(executor_.reference_mutex_);
+    ++executor_.tasks_in_use_[task_];
+  }
+  ~TaskInUse() {
+    std::lock_guard lock(executor_.reference_mutex_);
+    --executor_.tasks_in_use_[task_];
+  }
+  TaskInUse(const TaskInUse&) = delete;
+  TaskInUse& operator=(const TaskInUse&) = delete;
+
+ private:
+  TritonExecutor& executor_;
+  std::string task_;
+};
+
+Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>& produced, const TaskSpec& task) {
   boost::json::array requested;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
+  for (const auto& [c, output] : produced) {
     boost::json::object entry{{"key", c.key}, {"inputs", c.inputs}, {"reference", c.expected},
-                              {"output", folder + "/out-" + std::to_string(i) + ".pt"}, {"dtype", c.dtype}};
+                              {"output", output}, {"dtype", c.dtype}};
     if (auto tolerance = task.tolerance.find(c.dtype); tolerance != task.tolerance.end()) {
       entry["atol"] = tolerance->second.atol;
       entry["rtol"] = tolerance->second.rtol;
     }
     requested.push_back(std::move(entry));
   }
+  return reference_request({{"op", "compare"}, {"cases", requested}}, "comparing");
+}
+
+Result<boost::json::object> TritonExecutor::reference_request(boost::json::object request, const std::string& what) {
   std::lock_guard lock(reference_mutex_);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
-  auto reply = reference_->request({{"op", "compare"}, {"cases", requested}}, kReferenceTimeoutSeconds);
+  auto reply = reference_->request(request, kReferenceTimeoutSeconds);
   if (!reply) {
     reference_.reset();
-    return Status(StatusCode::internal, "the reference worker failed while comparing: " + reply.status().message());
+    return Status(StatusCode::internal, "the reference worker failed while " + what + ": " + reply.status().message());
   }
-  if (!reply->at("ok").as_bool()) return Status(StatusCode::internal, "comparison failed: " + text_of(*reply, "error"));
+  if (!reply->at("ok").as_bool())
+    return Status(StatusCode::internal, "the reference worker failed while " + what + ": " + text_of(*reply, "error"));
   return reply;
 }
 
@@ -310,13 +339,25 @@ void TritonExecutor::release_worker(std::unique_ptr<Worker> worker, bool keep) {
 
 Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& request) noexcept {
   try {
-    if (request.stage == EvaluationStage::benchmark || request.stage == EvaluationStage::profile)
-      return Status(StatusCode::unimplemented, std::string(stage_name(request.stage)) +
-                                                   " lands with the timing issue (CUPTI); compile and test work now");
-    std::vector<Case> cases = plan_cases(request);
+    const bool timed = is_timing_stage(request.stage) && target_ == Target::cuda;
+    TaskInUse in_use(*this, request.task.id);
+    std::vector<Case> cases = plan_cases(request, request.seeds_per_shape);
     if (cases.empty()) return Status(StatusCode::failed_precondition, "task " + request.task.id + " has no shapes");
-    auto prepared = prepare_references(request.task, cases);
+    std::vector<TimingShape> timing = timed ? plan_timing(request) : std::vector<TimingShape>{};
+    std::vector<Case> to_prepare = cases;
+    for (const auto& shape : timing)
+      for (const auto& set : shape.sets)
+        if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
+          to_prepare.push_back(set);
+    auto prepared = prepare_references(request.task, to_prepare);
     if (!prepared) return prepared.status();
+    std::vector<std::string> warnings =
+        request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
+
+    // Timed evaluations have the GPU to themselves.
+    std::shared_lock gpu_shared(gpu_mutex_, std::defer_lock);
+    std::unique_lock gpu_exclusive(gpu_mutex_, std::defer_lock);
+    if (target_ == Target::cuda) timed ? gpu_exclusive.lock() : gpu_shared.lock();
 
     auto acquired = acquire_worker();
     if (!acquired) return acquired.status();
@@ -333,11 +374,14 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
                             {"code", request.source_code}, {"entry", request.task.entry_function},
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
                             {"keep_folder", config_.keep_folders}};
+    if (timed) run["timing"] = timing_plan_json(request.task, timing);
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
 
     EvaluationResult result;
+    result.warnings = warnings;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
                                {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
+    if (!warnings.empty()) record["warnings"] = boost::json::value_from(warnings);
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
     if (!reply) {
       // The fork server itself hung or died: the candidate took the whole worker down.
@@ -357,6 +401,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     result.stdout_text = text_of(*reply, "stdout");
     result.stderr_text = text_of(*reply, "stderr");
     result.wall_seconds = number_of(*reply, "wall_seconds");
+    if (target_ == Target::cuda) result.gpu_seconds = result.wall_seconds;  // the child held a GPU throughout
     for (const char* key : {"kernels", "sandbox", "cases"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
     std::string verdict = text_of(*reply, "verdict");
@@ -383,7 +428,17 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       result.record_json = boost::json::serialize(record);
       return result;
     }
-    auto compared = compare(cases, folder, request.task);
+    // What to compare: every case, then (timed) the outputs of the timed calls on every input set.
+    boost::json::object timing_report;
+    if (const auto* value = reply->if_contains("timing"); value && value->is_object()) timing_report = value->as_object();
+    const bool timing_ran = timed && !timing_report.contains("error");
+    std::vector<Produced> produced;
+    for (size_t i = 0; i < cases.size(); ++i) produced.push_back({cases[i], folder + "/out-" + std::to_string(i) + ".pt"});
+    if (timing_ran)
+      for (size_t s = 0; s < timing.size(); ++s)
+        for (size_t i = 0; i < timing[s].sets.size(); ++i)
+          produced.push_back({timing[s].sets[i], folder + "/timed-" + std::to_string(s) + "-" + std::to_string(i) + ".pt"});
+    auto compared = compare(produced, request.task);
     release_worker(std::move(worker), true);  // only now: the next run may remove the output folder
     if (!compared) return compared.status();
 
@@ -410,7 +465,11 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       }
       shape.passed = shape.passed && passed;
     }
-    record["comparison"] = compared->at("cases");
+    boost::json::array comparison(compared_cases.begin(),
+                                  compared_cases.begin() + static_cast<std::ptrdiff_t>(std::min(cases.size(), compared_cases.size())));
+    boost::json::array recheck(compared_cases.begin() + static_cast<std::ptrdiff_t>(std::min(cases.size(), compared_cases.size())),
+                               compared_cases.end());
+    record["comparison"] = std::move(comparison);
     size_t failing = 0;
     double worst_abs = 0.0;
     std::string details;
@@ -433,6 +492,31 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       message << "wrong answer on " << failing << " of " << order.size() << " shape(s):" << details;
     }
     result.message = message.str();
+
+    if (is_timing_stage(request.stage) && !timed) {
+      result.message += "\nnot timed: the Triton interpreter's latencies are not performance numbers "
+                        "(timing needs triton-cuda and a GPU)";
+    } else if (timed && !timing_ran) {
+      std::string why = text_of(timing_report, "error");
+      record["timing_error"] = why;
+      if (auto raised = parse_verdict(text_of(timing_report, "verdict")); raised && result.verdict == Verdict::passed) {
+        result.verdict = *raised;  // correct on the checks, then failed while being timed
+        result.message = why;
+      } else {
+        result.message += "\nnot timed: " + why;
+      }
+    } else if (timed && result.verdict == Verdict::passed) {
+      auto ceilings = machine_ceilings();
+      boost::json::array measured;
+      if (ceilings) {
+        auto found = baselines(request.task, timing, *ceilings);
+        if (found) measured = std::move(found.value());
+        else record["baseline_error"] = found.status().message();
+      } else {
+        record["baseline_error"] = ceilings.status().message();
+      }
+      apply_timing(timing, timing_report, recheck, measured, result, record);
+    }
     result.record_json = boost::json::serialize(record);
     return result;
   } catch (const std::exception& error) {

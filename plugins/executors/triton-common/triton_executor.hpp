@@ -9,10 +9,13 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -47,11 +50,40 @@ class TritonExecutor final : public Executor {
     std::string expected;   // path under the reference cache's expected folder (the candidate cannot read it)
   };
 
-  std::vector<Case> plan_cases(const EvaluationRequest& request) const;
+  // A shape the timing stages time: the input sets its timed calls rotate over.
+  struct TimingShape {
+    std::string shape;  // Case::shape
+    std::map<std::string, int64_t> dims;
+    std::string dtype;
+    std::vector<Case> sets;
+  };
+  // A candidate output file to compare with a case's expected outputs.
+  struct Produced {
+    Case source;
+    std::string output;  // absolute path of the .pt the candidate's child wrote
+  };
+
+  std::vector<Case> plan_cases(const EvaluationRequest& request, int64_t seeds) const;
   // Error, or the reference worker's description of the expected outputs, one entry per case.
   Result<boost::json::array> prepare_references(const TaskSpec& task, const std::vector<Case>& cases);
-  Result<boost::json::object> compare(const std::vector<Case>& cases, const std::string& folder, const TaskSpec& task);
+  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task);
+  Result<boost::json::object> reference_request(boost::json::object request, const std::string& what);
   Status ensure_reference_worker() const;  // caller holds reference_mutex_
+
+  // The timing stages (timing_stage.cpp).
+  static bool is_timing_stage(EvaluationStage stage);
+  std::vector<TimingShape> plan_timing(const EvaluationRequest& request) const;
+  boost::json::object timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes) const;
+  Result<boost::json::object> machine_ceilings();
+  Result<boost::json::array> baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
+                                       const boost::json::object& ceilings);
+  // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
+  // kernels, flags). `recheck` holds the comparison entries of the timed outputs, in plan order.
+  void apply_timing(const std::vector<TimingShape>& shapes,
+                    const boost::json::object& report, const boost::json::array& recheck,
+                    const boost::json::array& baselines, EvaluationResult& result, boost::json::object& record) const;
+  std::vector<std::string> static_warnings(const EvaluationRequest& request);
+  std::string cache_dir() const;
 
   Result<std::unique_ptr<Worker>> acquire_worker();
   void release_worker(std::unique_ptr<Worker> worker, bool keep);
@@ -69,6 +101,18 @@ class TritonExecutor final : public Executor {
   mutable std::unique_ptr<Worker> reference_;
   mutable std::optional<Status> availability_;
   std::map<std::string, boost::json::value> prepared_;  // expected-output path -> its description
+  std::optional<boost::json::object> ceilings_;         // measured once (guarded by reference_mutex_)
+  // The reference cache's files per task, least recently used first, and the tasks being evaluated now
+  // (never evicted). Inputs and expected outputs of large shapes take gigabytes: only the most recent
+  // `reference_cache_tasks` tasks keep theirs. Guarded by reference_mutex_.
+  std::list<std::string> task_order_;
+  std::map<std::string, std::set<std::string>> task_files_;
+  std::map<std::string, int64_t> tasks_in_use_;
+  void evict_reference_files();  // caller holds reference_mutex_
+  class TaskInUse;
+
+  // Timing needs the GPU to itself: timing stages hold it exclusively, other evaluations shared.
+  std::shared_mutex gpu_mutex_;
 
   std::mutex pool_mutex_;
   std::condition_variable pool_changed_;

@@ -1,4 +1,4 @@
-// What the evaluating tools (compile, test) share: sending the candidate to the executor after the
+// What the evaluating tools (compile, test, benchmark, profile, submit) share: sending the candidate to the executor after the
 // task's DSL has checked it, and turning the result into the short text the model reads and the full
 // JSON record the store keeps. Identical for every workflow.
 #pragma once
@@ -10,6 +10,7 @@
 
 #include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/prompts.hpp"
+#include "tritongym/sdk/result_json.hpp"
 #include "tritongym/sdk/tool.hpp"
 #include "tritongym/sdk/types.hpp"
 
@@ -20,27 +21,22 @@ inline std::string tail_of(const std::string& text, size_t max_chars) {
   return "... (" + std::to_string(text.size() - max_chars) + " characters cut)\n" + text.substr(text.size() - max_chars);
 }
 
-// "verdict: message" plus the candidate's output when there is some, capped at max_chars.
+// "verdict: message", the static checks' warnings, and the candidate's output when there is some,
+// capped at max_chars.
 inline std::string evaluation_text(const EvaluationResult& result, size_t max_chars) {
   std::ostringstream text;
   text << verdict_name(result.verdict) << ": " << result.message << "\n";
+  if (!result.warnings.empty()) {
+    text << "warnings (static checks; they do not change the verdict, but a flagged result scores as a failure):\n";
+    for (const auto& warning : result.warnings) text << "  " << warning << "\n";
+  }
   if (!result.stderr_text.empty()) text << "stderr:\n" << tail_of(result.stderr_text, max_chars / 2) << "\n";
   if (!result.stdout_text.empty()) text << "stdout:\n" << tail_of(result.stdout_text, max_chars / 4) << "\n";
   return text.str();
 }
 
 inline std::string evaluation_record(const EvaluationResult& result) {
-  boost::json::array shapes;
-  for (const auto& shape : result.shapes)
-    shapes.push_back({{"shape", shape.shape}, {"passed", shape.passed}, {"max_abs_error", shape.max_abs_error},
-                      {"max_rel_error", shape.max_rel_error}, {"first_mismatch", shape.first_mismatch}});
-  boost::system::error_code error;
-  boost::json::value executor_record = boost::json::parse(result.record_json, error);
-  boost::json::object record{{"verdict", verdict_name(result.verdict)}, {"message", result.message},
-                             {"shapes", shapes}, {"stdout", result.stdout_text}, {"stderr", result.stderr_text},
-                             {"wall_seconds", result.wall_seconds}, {"gpu_seconds", result.gpu_seconds},
-                             {"executor", error ? boost::json::value(nullptr) : executor_record}};
-  return boost::json::serialize(record);
+  return boost::json::serialize(evaluation_json(result));
 }
 
 // The DSL's static check first (a refusal is a compile_error the model reads), then the executor.

@@ -24,6 +24,9 @@ class CandidateRole:
         self.device = device
         self.root = root
         self.triton_cache = triton_cache
+        # Created here, before any child is confined: Landlock grants write access only to folders that
+        # exist, and a confined child could not create it.
+        os.makedirs(triton_cache, exist_ok=True)
         self.memory_limit_bytes = memory_limit_bytes
         self.sandbox = "not applied yet"
         self._count = 0
@@ -113,7 +116,9 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         os.chdir(folder)
         if not role.device.startswith("cuda"):
             sandbox.limit_memory(role.memory_limit_bytes)
-        input_folders = sorted({os.path.dirname(case["inputs"]) for case in request.get("cases", [])})
+        timing_sets = [path for shape in (request.get("timing") or {}).get("shapes", []) for path in shape["sets"]]
+        input_folders = sorted({os.path.dirname(path) for path in
+                                [case["inputs"] for case in request.get("cases", [])] + timing_sets})
         # Writes: its folder, the Triton cache, devices, and its own /proc entry (the CUDA driver needs it).
         role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
                                                    [folder, role.triton_cache, "/dev", "/proc/self"])
@@ -140,6 +145,8 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     import torch
 
     entry_name = request["entry"]
+    plan = request.get("timing")
+    guard = _TimingGuard(role.device) if plan else None  # before the candidate can touch anything
     try:
         spec = importlib.util.spec_from_file_location("candidate", source_path)
         module = importlib.util.module_from_spec(spec)
@@ -182,7 +189,45 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
                 reply["kernels"] = diagnostics.compiled_kernels(module)
             return reply
         results.append(outcome)
-    return {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module)}
+    reply: dict[str, Any] = {"verdict": None, "cases": results}
+    if guard is not None:
+        reply["timing"] = guard.measure(entry, plan, diagnostics.compiled_kernels(module))
+    reply["kernels"] = diagnostics.compiled_kernels(module)
+    return reply
+
+
+class _TimingGuard:
+    """What the timing stages need from before the candidate is imported: CUPTI loaded and its threads
+    started, the identity of every function the timing relies on, and the threads alive."""
+
+    def __init__(self, device: str) -> None:
+        import torch
+
+        from . import integrity, timing
+
+        self.problem = ""
+        try:
+            tracer = timing.native()
+            torch.zeros(1, device=device)  # the CUDA context, and the driver's own threads
+            tracer.cupti_start()
+            tracer.cupti_stop()  # CUPTI's threads exist from now on
+        except Exception as error:  # no CUPTI, another profiler: the candidate is still judged, not timed
+            self.problem = f"{type(error).__name__}: {error}"
+        self.snapshot = integrity.Snapshot.take()
+        self.threads = integrity.ThreadBaseline.take()
+        self.persisting_l2 = integrity.persisting_l2_bytes() or 0  # the driver may set some aside by default
+
+    def measure(self, entry: Any, plan: dict[str, Any], compiled: list[dict[str, Any]]) -> dict[str, Any]:
+        from . import measure
+
+        if self.problem:
+            return {"error": "kernel timing is unavailable: " + self.problem}
+        try:
+            return measure.time_candidate(entry, plan, self.snapshot, self.threads, self.persisting_l2,
+                                          [kernel["name"] for kernel in compiled if kernel.get("name")])
+        except Exception as error:
+            return {"error": "the timed calls failed: " + diagnostics.describe(error, "candidate.py"),
+                    "verdict": diagnostics.classify(error, during_import=False)}
 
 
 def _check_outputs(outputs: list[Any], inputs: list[Any], device: str) -> str:

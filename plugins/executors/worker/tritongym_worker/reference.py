@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import math
 import os
 from typing import Any
@@ -62,6 +63,56 @@ class ReferenceRole:
             outputs = torch.load(reference_path, weights_only=True)["outputs"]
             prepared.append({"key": case["key"], "outputs": [describe_output(o) for o in outputs]})
         return {"ok": True, "cases": prepared}
+
+    def ceilings(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The machine's copy bandwidth and matrix rates, measured once per machine (cached)."""
+        from . import baselines
+
+        cache = baselines.Cache(os.path.join(request["cache_dir"], "ceilings"))
+        key = baselines.machine_key()
+        found = cache.get(key)
+        if found is None:
+            found = baselines.measure_ceilings()
+            cache.put(key, found)
+        return {"ok": True, "ceilings": found, "cached": found is not None}
+
+    def baselines(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Eager, torch.compile and oracle times per shape, on the candidate's input sets (cached per
+        machine, task files, shape and dtype), and each shape's speed-of-light floor."""
+        from . import baselines
+
+        task, ceilings = request["task"], request["ceilings"]
+        cache = baselines.Cache(os.path.join(request["cache_dir"], "baselines"))
+        files = baselines.file_digest(task["reference_path"], task.get("oracle_path", ""))
+        machine = baselines.machine_key()
+        reference = self._reference_module(task["reference_path"]).reference
+        oracle = None
+        if task.get("oracle_path"):
+            if task["oracle_path"] not in self._modules:
+                self._modules[task["oracle_path"]] = baselines._load_module(task["oracle_path"], f"oracle_{len(self._modules)}")
+            oracle = getattr(self._modules[task["oracle_path"]], task["entry"], None)
+        shapes = []
+        for shape in request["shapes"]:
+            key = hashlib.sha256(json.dumps([machine, files, task["id"], shape["dims"], shape["dtype"],
+                                             request.get("cold_l2", True)], sort_keys=True).encode()).hexdigest()[:24]
+            found = cache.get(key)
+            if found is None:
+                sets = [[v.to(self.device) if isinstance(v, torch.Tensor) else v
+                         for v in torch.load(path, weights_only=True)["inputs"]] for path in shape["sets"]]
+                found = baselines.time_baselines(reference, oracle, sets, cold_l2=request.get("cold_l2", True))
+                del sets
+                cache.put(key, found)
+            work = baselines.work_of(task.get("flops", ""), task.get("bytes", ""), shape["dims"], shape["dtype"])
+            floor = baselines.speed_of_light_us(work, shape["dtype"], ceilings)
+            shapes.append({"key": shape["key"], **found, **work, "speed_of_light_us": floor})
+        return {"ok": True, "shapes": shapes}
+
+    def static_check(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Static-check findings on a candidate's source (parsed, never run)."""
+        from . import static_checks
+
+        findings = static_checks.check_source(request["code"], request["entry"], request.get("dtypes"))
+        return {"ok": True, "findings": [finding.as_dict() for finding in findings]}
 
     def compare(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "cases": [self._compare_case(case) for case in request["cases"]]}

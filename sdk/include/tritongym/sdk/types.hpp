@@ -176,13 +176,45 @@ inline const char* verdict_name(Verdict verdict) noexcept {
   return "unknown";
 }
 
+// How fast one shape ran (benchmark, profile and final_score stages of a timing executor).
+// The primary figure is CUPTI kernel time: per call, the sum of the durations of every kernel the call
+// launched on any stream; CUDA-event and host wall times are cross-checks (docs/timing.md).
+struct ShapeTiming {
+  double median_us = 0.0;          // median over repetitions of the CUPTI kernel time per call
+  double spread_pct = 0.0;         // interquartile range / median, in percent
+  int64_t repetitions = 0;
+  double event_median_us = 0.0;    // CUDA events around each call
+  double wall_median_us = 0.0;     // host clock around each call, synchronised
+  bool cold_l2 = true;             // inputs rotated over > 2x the L2 size between calls
+  std::optional<double> eager_us;           // PyTorch eager reference, same machine and shape
+  std::optional<double> compile_us;         // torch.compile(reference)
+  std::optional<double> oracle_us;          // the task's oracle (revealed to the model only when the run says so)
+  std::optional<double> speed_of_light_us;  // floor from the task's FLOP/byte formulas and machine ceilings
+  std::optional<double> flop_count;         // the task's FLOP formula at this shape
+  std::optional<double> byte_count;         // the task's byte formula at this shape (bytes moved)
+  double library_fraction = 0.0;   // share of the kernel time spent in library kernels (cuBLAS, ATen, ...)
+};
+
+// A kernel that ran during the timed calls of one shape, from CUPTI.
+struct KernelRecord {
+  std::string name;               // demangled where possible
+  int64_t calls = 0;              // launches per timed call
+  double total_us = 0.0;          // kernel time per timed call (median repetition)
+  bool library = false;           // cuBLAS, cuDNN, ATen, ... rather than the candidate's own code
+  std::string grid;               // "x,y,z"
+  std::string block;              // "x,y,z"
+  int64_t registers = 0;          // per thread
+  int64_t shared_memory_bytes = 0;  // static + dynamic, per block
+};
+
 struct ShapeOutcome {
   std::string shape;                 // ShapeSpec::name
   bool passed = false;
   double max_abs_error = 0.0;
   double max_rel_error = 0.0;
   std::string first_mismatch;        // index and values, "" when none
-  std::optional<double> median_us;   // only from a timing executor
+  std::optional<ShapeTiming> timing;  // only from a timing executor, in the timing stages
+  std::vector<KernelRecord> kernels;  // profile and final_score stages
 };
 
 struct EvaluationResult {
@@ -194,6 +226,12 @@ struct EvaluationResult {
   std::string record_json = "{}";    // everything else, for the store
   double gpu_seconds = 0.0;
   double wall_seconds = 0.0;
+  // Anti-cheat findings that void a pass: each a sentence naming the check ("timing: faster than the
+  // speed-of-light floor ..."). Non-empty means the verdict is `flagged` and every score counts a failure.
+  std::vector<std::string> flags;
+  // Static-check findings on the source (torch compute in the entry path, try/except fallbacks, ...):
+  // shown to the model and kept in the store, but they do not change the verdict on their own.
+  std::vector<std::string> warnings;
 };
 
 // ---------------------------------------------------------------- budgets

@@ -1,0 +1,107 @@
+"""Evaluation throughput: the same candidates through TritonGym's warm pool and through a cold process
+per candidate (bench/cold_harness.py, the way KernelBench-style harnesses work). Issue 5's goal: at
+least 5x more candidates per minute through the warm pool, with identical verdicts.
+
+    python bench/eval_throughput.py --tritongym build/bin/tritongym --tasks-json tasks.json [--out FILE.md]
+
+The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
+the visible shapes, then CUPTI timing and baselines); it runs twice, and the second pass is the steady
+state (the baseline and ceiling caches are filled by the first). The cold path starts one Python
+process per candidate. Both paths check and time the candidate at every visible shape.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+# Verdicts both harnesses can give. The warm pool also gives timeout, crash, oom and flagged, which a
+# cold harness cannot tell apart; those fixtures are left out so the comparison is like for like.
+FIXTURES = ["correct", "wrong", "returns_nan", "syntax_error", "no_entry", "raises"]
+ORACLE_TASKS = ["standard/vector-add", "standard/softmax", "standard/rmsnorm", "standard/gelu", "standard/row-sum",
+                "standard/leaky-relu-scale", "standard/layernorm", "standard/swiglu", "standard/cumsum",
+                "standard/transpose-2d", "standard/mse-loss-grad", "standard/l2-normalize-rows",
+                "standard/logsumexp", "standard/argmax-rows"]
+
+
+def candidates(tasks: dict) -> list[tuple[str, str]]:
+    chosen = [("standard/vector-add", os.path.join(ROOT, "tests/fixtures/candidates/vector-add", f + ".py"))
+              for f in FIXTURES]
+    chosen += [(task, tasks[task]["oracle"]) for task in ORACLE_TASKS if task in tasks]
+    return chosen
+
+
+def warm(tritongym: str, batch: str) -> tuple[float, list[dict]]:
+    started = time.perf_counter()
+    done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", "benchmark",
+                           "--seeds", "1", "--executor", "tritongym.executor.triton-cuda"],
+                          capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-3000:])
+    return seconds, [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def cold(tasks_json: str, chosen: list[tuple[str, str]]) -> tuple[float, list[dict]]:
+    started = time.perf_counter()
+    results = []
+    for task, path in chosen:
+        done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task, path],
+                              capture_output=True, text=True, check=False)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        results.append(json.loads(lines[-1]) if lines else {"task": task, "code": path, "verdict": "crash",
+                                                             "detail": done.stderr[-200:]})
+    return time.perf_counter() - started, results
+
+
+def normalise(verdict: str) -> str:
+    return "passed" if verdict in ("passed",) else verdict
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tritongym", required=True)
+    parser.add_argument("--tasks-json", required=True)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
+    chosen = candidates(tasks)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
+        batch.write("".join(f"{task} {path}\n" for task, path in chosen))
+    first_s, first = warm(args.tritongym, batch.name)
+    steady_s, steady = warm(args.tritongym, batch.name)
+    cold_s, cold_results = cold(args.tasks_json, chosen)
+    n = len(chosen)
+    rows = []
+    same = 0
+    for (task, path), w, c in zip(chosen, steady, cold_results):
+        agree = normalise(w["verdict"]) == normalise(c["verdict"])
+        same += agree
+        rows.append(f"| {task} | {os.path.basename(path)} | {w['verdict']} | {c['verdict']} | "
+                    f"{w.get('host_seconds', 0):.2f} | {c.get('seconds', 0):.2f} | {'yes' if agree else 'NO'} |")
+    per_min = lambda seconds: 60.0 * n / seconds  # noqa: E731
+    lines = [f"candidates: {n}", "",
+             "| path | wall s | candidates/min |", "|---|---|---|",
+             f"| warm pool, first pass (caches empty: worker start, ceilings, baselines incl. torch.compile) | {first_s:.1f} | {per_min(first_s):.1f} |",
+             f"| warm pool, steady state (second pass) | {steady_s:.1f} | {per_min(steady_s):.1f} |",
+             f"| cold process per candidate | {cold_s:.1f} | {per_min(cold_s):.1f} |", "",
+             f"speedup, steady state vs cold: {cold_s / steady_s:.2f}x; first pass vs cold: {cold_s / first_s:.2f}x",
+             f"identical verdicts: {same} of {n} (first pass vs steady state: "
+             f"{sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})", "",
+             "| task | candidate | warm verdict | cold verdict | warm s | cold s | same |", "|---|---|---|---|---|---|---|",
+             *rows]
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        open(args.out, "w").write(text + "\n")
+    return 0 if same == n and len(steady) == n else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

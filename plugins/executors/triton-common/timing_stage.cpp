@@ -1,0 +1,204 @@
+// The timing stages of the Triton executor (benchmark, profile, final_score on triton-cuda):
+// which input sets the timed calls rotate over, the machine's ceilings and the baselines from the
+// reference worker, and folding the candidate's timing report into the result (docs/timing.md).
+#include <cstdlib>
+#include <sstream>
+
+#include "triton_executor.hpp"
+#include "worker_json.hpp"
+
+namespace tritongym::triton_executor {
+namespace {
+
+std::string format_us(double us) {
+  std::ostringstream out;
+  out.precision(us < 10 ? 2 : (us < 1000 ? 1 : 0));
+  out << std::fixed << us << " us";
+  return out.str();
+}
+
+boost::json::object dims_json(const std::map<std::string, int64_t>& dims) {
+  boost::json::object out;
+  for (const auto& [name, size] : dims) out[name] = size;
+  return out;
+}
+
+std::vector<std::string> strings_of(const boost::json::object& object, const char* key) {
+  std::vector<std::string> out;
+  if (const auto* value = object.if_contains(key); value && value->is_array())
+    for (const auto& item : value->as_array())
+      if (item.is_string()) out.emplace_back(item.as_string());
+  return out;
+}
+
+}  // namespace
+
+bool TritonExecutor::is_timing_stage(EvaluationStage stage) {
+  return stage == EvaluationStage::benchmark || stage == EvaluationStage::profile ||
+         stage == EvaluationStage::final_score;
+}
+
+std::string TritonExecutor::cache_dir() const {
+  if (!config_.cache_dir.empty()) return config_.cache_dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tritongym";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tritongym";
+  return root_ + "/cache";
+}
+
+std::vector<TritonExecutor::TimingShape> TritonExecutor::plan_timing(const EvaluationRequest& request) const {
+  // The same planning as the correctness cases, with as many seeds as input sets: every timed call's
+  // inputs are a prepared case, so its output can be re-checked afterwards.
+  std::vector<Case> sets = plan_cases(request, config_.timing_input_sets);
+  std::vector<TimingShape> shapes;
+  for (auto& set : sets) {
+    if (shapes.empty() || shapes.back().shape != set.shape) {
+      shapes.push_back({set.shape, set.dims, set.dtype, {}});
+    }
+    shapes.back().sets.push_back(std::move(set));
+  }
+  return shapes;
+}
+
+boost::json::object TritonExecutor::timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes) const {
+  boost::json::array planned;
+  for (size_t s = 0; s < shapes.size(); ++s) {
+    boost::json::array sets, recheck;
+    for (size_t i = 0; i < shapes[s].sets.size(); ++i) {
+      sets.push_back(boost::json::value(shapes[s].sets[i].inputs));
+      recheck.push_back({{"set", i}, {"output", "timed-" + std::to_string(s) + "-" + std::to_string(i) + ".pt"}});
+    }
+    planned.push_back({{"key", shapes[s].shape}, {"sets", sets}, {"recheck", recheck}});
+  }
+  return {{"l2_bytes", 0},  // 0: the child reads the device's own L2 size
+          {"cold_l2", config_.cold_l2},
+          {"target_seconds", config_.timing_seconds},
+          {"allowed_library_kernels", boost::json::value_from(task.allowed_library_kernels)},
+          {"shapes", planned}};
+}
+
+Result<boost::json::object> TritonExecutor::machine_ceilings() {
+  {
+    std::lock_guard lock(reference_mutex_);
+    if (ceilings_) return *ceilings_;
+  }
+  auto reply = reference_request({{"op", "ceilings"}, {"cache_dir", cache_dir()}}, "measuring the machine's ceilings");
+  if (!reply) return reply.status();
+  std::lock_guard lock(reference_mutex_);
+  ceilings_ = reply->at("ceilings").as_object();
+  return *ceilings_;
+}
+
+Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
+                                                     const boost::json::object& ceilings) {
+  boost::json::array requested;
+  for (const auto& shape : shapes) {
+    boost::json::array sets;
+    for (const auto& set : shape.sets) sets.push_back(boost::json::value(set.inputs));
+    requested.push_back({{"key", shape.shape}, {"dims", dims_json(shape.dims)}, {"dtype", shape.dtype}, {"sets", sets}});
+  }
+  auto reply = reference_request({{"op", "baselines"}, {"task", task_json(task)}, {"shapes", requested},
+                                  {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}},
+                                 "timing the baselines of " + task.id);
+  if (!reply) return reply.status();
+  return reply->at("shapes").as_array();
+}
+
+std::vector<std::string> TritonExecutor::static_warnings(const EvaluationRequest& request) {
+  auto reply = reference_request({{"op", "static_check"}, {"code", request.source_code},
+                                  {"entry", request.task.entry_function},
+                                  {"dtypes", boost::json::value_from(request.task.dtypes)}},
+                                 "checking the source");
+  std::vector<std::string> out;
+  if (!reply) return out;  // a static check is advice: its failure never blocks an evaluation
+  for (const auto& item : reply->at("findings").as_array()) {
+    const auto& finding = item.as_object();
+    out.push_back("line " + std::to_string(static_cast<int64_t>(number_of(finding, "line"))) + " [" +
+                  text_of(finding, "code") + "] " + text_of(finding, "message"));
+  }
+  return out;
+}
+
+void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
+                                  const boost::json::object& report, const boost::json::array& recheck,
+                                  const boost::json::array& baselines, EvaluationResult& result,
+                                  boost::json::object& record) const {
+  std::vector<std::string> flags = strings_of(report, "flags");
+  // Every timed call's output on every input set, checked by the trusted worker.
+  size_t next = 0;
+  for (const auto& shape : shapes) {
+    for (size_t i = 0; i < shape.sets.size(); ++i, ++next) {
+      if (next >= recheck.size()) break;
+      const auto& entry = recheck[next].as_object();
+      if (const auto* passed = entry.if_contains("passed"); passed && passed->is_bool() && !passed->as_bool()) {
+        std::string problem = text_of(entry, "problem");
+        flags.push_back("re-check: a timed call's output on " + shape.shape + " input set " + std::to_string(i) +
+                        " is wrong (" + (problem.empty() ? text_of(entry, "first_mismatch") : problem) +
+                        "); results must not depend on earlier calls");
+      }
+    }
+  }
+  std::map<std::string, boost::json::object> measured;
+  for (const auto& item : report.at("shapes").as_array()) measured[text_of(item.as_object(), "key")] = item.as_object();
+  std::map<std::string, boost::json::object> baseline;
+  for (const auto& item : baselines) baseline[text_of(item.as_object(), "key")] = item.as_object();
+
+  std::ostringstream lines;
+  for (auto& outcome : result.shapes) {
+    auto found = measured.find(outcome.shape);
+    if (found == measured.end()) continue;
+    const auto& times = found->second;
+    ShapeTiming timing;
+    timing.median_us = number_of(times, "median_us");
+    timing.spread_pct = number_of(times, "spread_pct");
+    timing.repetitions = static_cast<int64_t>(number_of(times, "repetitions"));
+    timing.event_median_us = number_of(times, "event_median_us");
+    timing.wall_median_us = number_of(times, "wall_median_us");
+    timing.cold_l2 = config_.cold_l2;
+    timing.library_fraction = number_of(times, "library_fraction");
+    for (const auto& flag : strings_of(times, "flags")) flags.push_back(outcome.shape + ": " + flag);
+    if (auto b = baseline.find(outcome.shape); b != baseline.end()) {
+      timing.eager_us = optional_number(b->second, "eager_us");
+      timing.compile_us = optional_number(b->second, "compile_us");
+      timing.oracle_us = optional_number(b->second, "oracle_us");
+      timing.speed_of_light_us = optional_number(b->second, "speed_of_light_us");
+      timing.flop_count = optional_number(b->second, "flops");
+      timing.byte_count = optional_number(b->second, "bytes");
+    }
+    if (timing.speed_of_light_us && timing.median_us > 0 &&
+        timing.median_us < config_.speed_of_light_margin * *timing.speed_of_light_us)
+      flags.push_back(outcome.shape + ": timing: " + format_us(timing.median_us) + " is faster than the speed-of-light floor " +
+                      format_us(*timing.speed_of_light_us) + " allows (FLOPs and bytes over this GPU's measured ceilings)");
+    if (const auto* kernels = times.if_contains("kernels"); kernels && kernels->is_array()) {
+      for (const auto& item : kernels->as_array()) {
+        const auto& k = item.as_object();
+        KernelRecord kernel;
+        kernel.name = text_of(k, "name");
+        kernel.calls = static_cast<int64_t>(number_of(k, "calls"));
+        kernel.total_us = number_of(k, "total_us");
+        kernel.grid = text_of(k, "grid");
+        kernel.block = text_of(k, "block");
+        kernel.registers = static_cast<int64_t>(number_of(k, "registers"));
+        kernel.shared_memory_bytes = static_cast<int64_t>(number_of(k, "shared_memory_bytes"));
+        kernel.library = text_of(k, "owner") == "library";
+        outcome.kernels.push_back(std::move(kernel));
+      }
+    }
+    lines << "\n  " << outcome.shape << ": " << format_us(timing.median_us) << " (spread " << timing.spread_pct
+          << "%, " << timing.repetitions << " calls)";
+    if (timing.eager_us && timing.median_us > 0) lines << ", " << *timing.eager_us / timing.median_us << "x vs eager";
+    outcome.timing = std::move(timing);
+  }
+  record["timing"] = report;
+  record["baselines"] = baselines;
+  if (!flags.empty()) {
+    result.verdict = Verdict::flagged;
+    result.flags = flags;
+    std::string text = "flagged: the result is correct on the checks but cannot be trusted as a speedup:";
+    for (const auto& flag : flags) text += "\n  - " + flag;
+    result.message = text;
+  } else {
+    result.message += "\ntimed (CUPTI kernel time per call, median):" + lines.str();
+  }
+}
+
+}  // namespace tritongym::triton_executor

@@ -1,0 +1,167 @@
+"""Baselines and ceilings, timed in the trusted reference worker with the candidate's own timing loop.
+
+- Baselines per task, shape and dtype: PyTorch eager (the reference), torch.compile(reference) and the
+  task's oracle, timed interleaved over the same input sets the candidate is timed on.
+- Ceilings per machine: device copy bandwidth and the matrix rate per dtype, the best this GPU reached
+  here; the speed-of-light floor of a shape is max(FLOPs / matrix rate, bytes / bandwidth).
+
+Both are measured once per machine and kept in a cache folder (keyed by GPU, driver, torch, triton and
+the task's files), so a run pays for them once.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+import os
+from typing import Any, Callable
+
+import torch
+
+from . import timing
+from .inputs import DTYPES, evaluate_expression
+
+COPY_BYTES = 1 << 30  # 1 GiB each way: far above any L2
+MATMUL_SIZE = 8192
+
+
+def machine_key() -> str:
+    properties = torch.cuda.get_device_properties(torch.cuda.current_device())
+    import triton
+
+    identity = f"{properties.name}|{torch.version.cuda}|{torch.__version__}|{triton.__version__}|" \
+               f"{properties.multi_processor_count}|{_driver_version()}"
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+def _driver_version() -> str:
+    try:
+        import tritongym_native
+
+        return str(tritongym_native.describe().get("cuda_driver_api_version", ""))
+    except Exception:
+        return ""
+
+
+def l2_bytes() -> int:
+    return int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size)
+
+
+class Cache:
+    """A JSON file per entry under `folder`, written atomically."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        os.makedirs(folder, exist_ok=True)
+
+    def get(self, key: str) -> Any:
+        try:
+            with open(os.path.join(self.folder, key + ".json")) as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, value: Any) -> None:
+        path = os.path.join(self.folder, key + ".json")
+        with open(path + ".tmp", "w") as handle:
+            json.dump(value, handle, indent=1)
+        os.replace(path + ".tmp", path)
+
+
+def measure_ceilings() -> dict[str, Any]:
+    """The copy bandwidth and matrix rates this GPU reaches (CUPTI medians)."""
+    device = torch.device("cuda", torch.cuda.current_device())
+    source = torch.empty(COPY_BYTES, dtype=torch.uint8, device=device).random_()
+    target = torch.empty_like(source)
+    session = timing.time_functions({"copy": lambda s, t: t.copy_(s)}, [[source, target]], l2_bytes=l2_bytes(),
+                                    cold_l2=False, target_seconds=0.3, min_calls=10, max_calls=50)
+    copy_us = session.calls["copy"].summary()["median_us"]
+    del source, target
+    rates: dict[str, float] = {}
+    n = MATMUL_SIZE
+    for name in ("float16", "bfloat16", "float32"):
+        a = torch.randn(n, n, device=device, dtype=DTYPES[name])
+        b = torch.randn(n, n, device=device, dtype=DTYPES[name])
+        session = timing.time_functions({"mm": torch.mm}, [[a, b]], l2_bytes=l2_bytes(), cold_l2=False,
+                                        target_seconds=0.3, min_calls=5, max_calls=30)
+        rates[name] = 2.0 * n ** 3 / (session.calls["mm"].summary()["median_us"] * 1e-6)
+    if hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability(device) >= (8, 9):
+        a = torch.randn(n, n, device=device).to(torch.float8_e4m3fn)
+        b = torch.randn(n, n, device=device).to(torch.float8_e4m3fn).t()
+        one = torch.ones((), device=device)
+        scaled = lambda x, y: torch._scaled_mm(x, y, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
+        session = timing.time_functions({"mm": scaled}, [[a, b]], l2_bytes=l2_bytes(), cold_l2=False,
+                                        target_seconds=0.3, min_calls=5, max_calls=30)
+        rates["float8_e4m3fn"] = 2.0 * n ** 3 / (session.calls["mm"].summary()["median_us"] * 1e-6)
+        rates["float8_e5m2"] = rates["float8_e4m3fn"]
+    # Integer and 64-bit work is bounded by the fastest rate measured: a floor may only be too low.
+    return {"copy_bytes_per_s": 2.0 * COPY_BYTES / (copy_us * 1e-6), "matrix_flops_per_s": rates,
+            "device": torch.cuda.get_device_name(device), "l2_bytes": l2_bytes(),
+            "method": f"CUPTI medians: {COPY_BYTES >> 20} MiB device copy; {n}^3 torch.mm per dtype"}
+
+
+def work_of(flops_formula: str, bytes_formula: str, dims: dict[str, int], dtype: str) -> dict[str, float]:
+    """The task's FLOP and byte counts at one shape ({} entries for missing formulas)."""
+    scope = dict(dims)
+    scope["dtype_bytes"] = torch.empty((), dtype=DTYPES.get(dtype, torch.float32)).element_size()
+    out = {}
+    if flops_formula:
+        out["flops"] = float(evaluate_expression(flops_formula, scope))
+    if bytes_formula:
+        out["bytes"] = float(evaluate_expression(bytes_formula, scope))
+    return out
+
+
+def speed_of_light_us(work: dict[str, float], dtype: str, ceilings: dict[str, Any]) -> float | None:
+    """max(FLOPs / matrix rate of the dtype, bytes / copy bandwidth), in µs; None without formulas."""
+    floors = []
+    if work.get("bytes"):
+        floors.append(work["bytes"] / ceilings["copy_bytes_per_s"])
+    if work.get("flops"):
+        rates = ceilings["matrix_flops_per_s"]
+        # The fastest tensor-core rate that applies, so the floor is never too high: fp32 work may run
+        # as TF32 and 16-bit work as fp16/bf16; only fp8 inputs reach the fp8 rate.
+        usable = [value for name, value in rates.items() if dtype.startswith("float8") or not name.startswith("float8")]
+        floors.append(work["flops"] / max(usable or rates.values()))
+    floors = [f for f in floors if math.isfinite(f) and f > 0]
+    return max(floors) * 1e6 if floors else None
+
+
+def _load_module(path: str, name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def file_digest(*paths: str) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        if path and os.path.exists(path):
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()[:16]
+
+
+def time_baselines(reference: Callable[..., Any], oracle: Callable[..., Any] | None,
+                   input_sets: list[list[Any]], cold_l2: bool = True) -> dict[str, Any]:
+    """Eager, torch.compile and the oracle, interleaved call by call over the same input sets."""
+    functions: dict[str, Callable[..., Any]] = {"eager": reference}
+    problems: dict[str, str] = {}
+    try:
+        compiled = torch.compile(reference)
+        with torch.no_grad():
+            compiled(*input_sets[0])
+        functions["compile"] = compiled
+    except Exception as error:  # a reference torch.compile cannot handle: reported, not fatal
+        problems["compile"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+    if oracle is not None:
+        functions["oracle"] = oracle
+    session = timing.time_functions(functions, input_sets, l2_bytes=l2_bytes(), cold_l2=cold_l2)
+    out: dict[str, Any] = {"cold_l2": session.cold_l2, "problems": problems}
+    for name, times in session.calls.items():
+        summary = times.summary()
+        out[f"{name}_us"] = summary["median_us"]
+        out[f"{name}_spread_pct"] = summary["spread_pct"]
+    return out

@@ -1,0 +1,353 @@
+"""Runtime integrity checks for the candidate's own process (the forked child that times it).
+
+API:
+
+    Snapshot.take(extra: Iterable[str] = ()) -> Snapshot
+        Before the candidate module is imported: the identity of every function and class the harness
+        relies on (WATCHED, every callable of the loaded tritongym_worker.* and tritongym_native modules,
+        every builtin, sys.modules entries of the key modules, the trace/profile hooks and the torch
+        function/dispatch mode stacks).
+    Snapshot.changed() -> list[str]
+        After the candidate ran: the dotted names that no longer resolve to the same object, e.g.
+        ["time.perf_counter", "torch.cuda.Event.elapsed_time"]; "sys.gettrace()" when a trace hook was set;
+        "torch function mode stack" when a TorchFunctionMode was left pushed. Empty when nothing changed.
+    ThreadBaseline.take() -> ThreadBaseline
+        The Python threads (threading.enumerate) and OS threads (/proc/self/task) alive now. Take it after
+        CUDA is initialised (the driver starts threads of its own) and before the candidate is imported.
+    threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES) -> list[str]
+        Threads that exist now and did not then: "python thread 'Thread-1 (work)' (daemon, native id 1234)",
+        "os thread 1235 'python3'". OS threads that are a listed Python thread are not listed twice; OS
+        threads whose name starts with one of ignore_os_names (CUDA/CUPTI/PyTorch runtime threads) are skipped.
+    tensor_problem(x: object, device: str | None = None) -> str
+        "" for a plain, materialised torch.Tensor (exact class, strided, real storage, not meta/fake/lazy,
+        no lazy conj/neg bit, not a functorch wrapper, on `device`'s type if given), else why not.
+    is_plain_tensor(x: object, device: str | None = None) -> bool
+    outputs_identical(a, b) -> bool
+        Bitwise equality of two tensors or two sequences of tensors (NaN payloads included): the
+        determinism check on identical inputs.
+    shares_memory(a, b) -> bool
+        True when the storages of two tensors overlap (an output aliasing an input or a cached buffer).
+    clone_all(values) -> list
+        Deep copies of the tensors in values (others kept as they are), to check later with
+        outputs_identical that inputs were not modified.
+    persisting_l2_bytes() -> int | None
+        The context's persisting-L2 set-aside (cuCtxGetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE)) through
+        libcuda: > 0 means someone reserved L2 for an access-policy window. None without a driver or a
+        current context (it never initialises CUDA itself).
+    scrub(tensors) -> None
+        Fills tensors with 0xFF bytes (NaN for floats) before they are freed, so that a later
+        torch.empty cannot hand the candidate a block that still holds a correct result (run it on the
+        outputs of baselines computed in the candidate's process).
+
+What this cannot do: the candidate runs in this very process, so it can in principle replace anything in
+Python, this module included, after the snapshot; the snapshot keeps references to the original objects
+and compares identities, which catches replacement by assignment but not in-place mutation of a code object
+(`f.__code__ = ...`) of a pure-Python function, which is compared separately for the WATCHED Python functions.
+Ctypes writes into memory are out of reach of any in-process check (docs/anti-cheat.md).
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import inspect
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Sequence
+
+WATCHED: tuple[str, ...] = (
+    # timers
+    "time.perf_counter", "time.perf_counter_ns", "time.time", "time.time_ns", "time.monotonic",
+    "time.monotonic_ns", "time.process_time", "time.process_time_ns", "time.thread_time", "time.sleep",
+    # statistics the timing loop computes with
+    "statistics.median", "statistics.mean", "statistics.fmean", "statistics.stdev", "statistics.pstdev",
+    "statistics.quantiles", "statistics.median_low", "statistics.median_high",
+    "math.isclose", "math.isfinite", "math.isnan", "math.fsum", "math.sqrt",
+    # CUDA timing and synchronisation
+    "torch.cuda.synchronize", "torch.cuda.Event", "torch.cuda.Event.elapsed_time", "torch.cuda.Event.record",
+    "torch.cuda.Event.synchronize", "torch.cuda.Event.query", "torch.cuda.Event.wait", "torch.cuda.Event.__init__",
+    "torch.cuda.Event.__new__", "torch._C._CudaEventBase", "torch._C._CudaEventBase.elapsed_time",
+    "torch._C._CudaEventBase.record", "torch._C._CudaEventBase.synchronize", "torch.cuda.Stream",
+    "torch.cuda.Stream.synchronize", "torch.cuda.Stream.wait_event", "torch.cuda.current_stream",
+    "torch.cuda.default_stream", "torch.cuda.set_stream", "torch.cuda.stream", "torch.cuda.is_available",
+    "torch.cuda.memory_allocated", "torch.cuda.empty_cache",
+    # comparison and checks of outputs
+    "torch.allclose", "torch.isclose", "torch.equal", "torch.isfinite", "torch.isnan", "torch.testing.assert_close",
+    "torch.Tensor", "torch.Tensor.__eq__", "torch.Tensor.__ne__", "torch.Tensor.__lt__", "torch.Tensor.__le__",
+    "torch.Tensor.__gt__", "torch.Tensor.__ge__", "torch.Tensor.__bool__", "torch.Tensor.__sub__",
+    "torch.Tensor.__abs__", "torch.Tensor.allclose", "torch.Tensor.equal", "torch.Tensor.abs", "torch.Tensor.max",
+    "torch.Tensor.all", "torch.Tensor.any", "torch.Tensor.item", "torch.Tensor.tolist", "torch.Tensor.numpy",
+    "torch.Tensor.cpu", "torch.Tensor.to", "torch.Tensor.clone", "torch.Tensor.copy_", "torch.Tensor.detach",
+    "torch.Tensor.contiguous", "torch.Tensor.view", "torch.Tensor.reshape", "torch.Tensor.data_ptr",
+    "torch.Tensor.untyped_storage", "torch.Tensor.__torch_function__", "torch.Tensor.__torch_dispatch__",
+    "torch.Tensor.__getattribute__", "torch.Tensor.__setattr__", "torch.Tensor.__reduce_ex__",
+    "torch.Tensor.__class__", "torch._C.TensorBase", "torch._C.TensorBase.__eq__",
+    "torch.save", "torch.load", "torch.empty", "torch.empty_like", "torch.no_grad",
+    # what the harness uses to report
+    "json.dumps", "json.loads", "os.write", "os._exit", "os.listdir", "os.getpid", "pickle.dumps",
+    "threading.enumerate", "threading.Thread.is_alive", "threading.active_count", "gc.collect",
+    "importlib.import_module", "inspect.getattr_static",
+)
+MODULE_PREFIXES = ("tritongym_worker", "tritongym_native")
+KEY_MODULES = ("time", "torch", "torch.cuda", "statistics", "builtins", "threading", "json", "os", "math",
+               "triton", "tritongym_native", "gc")
+DRIVER_THREAD_PREFIXES = ("cuda", "CUPTI", "cupti", "pt_", "nvidia", "NVIDIA")
+
+_MISSING = object()
+
+
+def _resolve(name: str) -> Any:
+    """The object a dotted name stands for, found without running descriptors or lazy module hooks."""
+    parts = name.split(".")
+    try:
+        current: Any = sys.modules.get(parts[0]) or importlib.import_module(parts[0])
+    except Exception:
+        return _MISSING
+    path = parts[0]
+    for part in parts[1:]:
+        path += "." + part
+        try:
+            current = inspect.getattr_static(current, part)
+        except AttributeError:
+            if inspect.ismodule(current):
+                try:
+                    current = importlib.import_module(path)
+                    continue
+                except Exception:
+                    return _MISSING
+            return _MISSING
+    return current
+
+
+def _code_of(value: Any) -> Any:
+    function = getattr(value, "__func__", value)
+    return getattr(function, "__code__", None)
+
+
+def _modes() -> dict[str, int]:
+    """Lengths of the torch function-mode and dispatch-mode stacks (a mode left pushed intercepts every op)."""
+    lengths: dict[str, int] = {}
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return lengths
+    for label, attribute in (("torch function mode stack", "_len_torch_function_stack"),
+                             ("torch dispatch mode stack", "_len_torch_dispatch_stack")):
+        function = getattr(torch._C, attribute, None)
+        if function is not None:
+            try:
+                lengths[label] = int(function())
+            except Exception:
+                pass
+    return lengths
+
+
+@dataclass
+class Snapshot:
+    objects: dict[str, Any] = field(default_factory=dict)
+    codes: dict[str, Any] = field(default_factory=dict)
+    hooks: dict[str, Any] = field(default_factory=dict)
+    modes: dict[str, int] = field(default_factory=dict)
+    builtin_names: frozenset = frozenset()
+
+    @classmethod
+    def take(cls, extra: Iterable[str] = ()) -> "Snapshot":
+        try:  # the native timing module, if this worker has it
+            importlib.import_module("tritongym_native")
+        except Exception:
+            pass
+        snapshot = cls()
+        names = list(WATCHED) + list(extra)
+        for module_name, module in list(sys.modules.items()):
+            if module is not None and module_name.split(".")[0] in MODULE_PREFIXES:
+                for attribute, value in list(vars(module).items()):
+                    if not attribute.startswith("__") and (callable(value) or inspect.ismodule(value)):
+                        names.append(f"{module_name}.{attribute}")
+        for name in names:
+            value = _resolve(name)
+            if value is not _MISSING:
+                snapshot.objects[name] = value
+                code = _code_of(value)
+                if code is not None:
+                    snapshot.codes[name] = code
+        for name, value in vars(builtins).items():
+            snapshot.objects[f"builtins.{name}"] = value
+        snapshot.builtin_names = frozenset(vars(builtins))
+        for name in KEY_MODULES:
+            if name in sys.modules:
+                snapshot.objects[f"sys.modules[{name!r}]"] = sys.modules[name]
+        snapshot.hooks = {"sys.gettrace()": sys.gettrace(), "sys.getprofile()": sys.getprofile(),
+                          "threading.gettrace()": getattr(threading, "gettrace", lambda: None)(),
+                          "threading.getprofile()": getattr(threading, "getprofile", lambda: None)(),
+                          "sys.excepthook": sys.excepthook, "threading.excepthook": threading.excepthook}
+        snapshot.modes = _modes()
+        return snapshot
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self.objects)
+
+    def changed(self) -> list[str]:
+        found: list[str] = []
+        for name, original in self.objects.items():
+            if name.startswith("sys.modules["):
+                current = sys.modules.get(name[len("sys.modules['"):-2], _MISSING)
+            elif name.startswith("builtins."):
+                current = vars(builtins).get(name[len("builtins."):], _MISSING)
+            else:
+                current = _resolve(name)
+            if current is not original:
+                found.append(name)
+            elif name in self.codes and _code_of(current) is not self.codes[name]:
+                found.append(f"{name}.__code__")
+        for name in sorted(set(vars(builtins)) - self.builtin_names):
+            found.append(f"builtins.{name} (added)")
+        hooks_now = {"sys.gettrace()": sys.gettrace(), "sys.getprofile()": sys.getprofile(),
+                     "threading.gettrace()": getattr(threading, "gettrace", lambda: None)(),
+                     "threading.getprofile()": getattr(threading, "getprofile", lambda: None)(),
+                     "sys.excepthook": sys.excepthook, "threading.excepthook": threading.excepthook}
+        found += [name for name, value in hooks_now.items() if value is not self.hooks.get(name)]
+        modes_now = _modes()
+        found += [label for label, length in modes_now.items() if length != self.modes.get(label, length)]
+        return sorted(set(found))
+
+
+def _os_threads() -> dict[int, str]:
+    threads: dict[int, str] = {}
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return threads
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as handle:
+                threads[int(tid)] = handle.read().strip()
+        except (OSError, ValueError):
+            continue
+    return threads
+
+
+@dataclass(frozen=True)
+class ThreadBaseline:
+    python: frozenset
+    os_threads: frozenset
+
+    @classmethod
+    def take(cls) -> "ThreadBaseline":
+        return cls(frozenset(t.ident for t in threading.enumerate()), frozenset(_os_threads()))
+
+
+def threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES) -> list[str]:
+    """Threads alive now that were not alive at the baseline (see the module docstring)."""
+    found: list[str] = []
+    accounted: set[int] = set()
+    for thread in threading.enumerate():
+        if thread.ident in baseline.python or not thread.is_alive():
+            continue
+        native = getattr(thread, "native_id", None)
+        if native is not None:
+            accounted.add(native)
+        found.append(f"python thread {thread.name!r} ({'daemon, ' if thread.daemon else ''}native id {native})")
+    for tid, name in sorted(_os_threads().items()):
+        if tid in baseline.os_threads or tid in accounted or name.startswith(tuple(ignore_os_names)):
+            continue
+        found.append(f"os thread {tid} {name!r}")
+    return found
+
+
+def tensor_problem(x: object, device: Optional[str] = None) -> str:
+    import torch
+
+    kind = type(x)
+    if kind is not torch.Tensor:
+        return f"a {kind.__module__}.{kind.__qualname__}, not a plain torch.Tensor"
+    tensor: torch.Tensor = x  # type: ignore[assignment]
+    if tensor.layout != torch.strided:
+        return f"layout {tensor.layout}, not strided"
+    if tensor.is_meta or tensor.device.type in ("meta", "lazy", "xla"):
+        return f"a tensor on {tensor.device} holds no data"
+    if getattr(tensor, "is_nested", False):
+        return "a nested tensor"
+    if tensor.is_conj() or tensor.is_neg():
+        return "a tensor with a lazy conjugate or negation bit"
+    functorch = getattr(getattr(torch._C, "_functorch", None), "is_functorch_wrapped_tensor", None)
+    if functorch is not None and functorch(tensor):
+        return "a functorch-wrapped tensor"
+    try:
+        storage = tensor.untyped_storage()
+        if tensor.numel() > 0 and (storage.data_ptr() == 0 or storage.nbytes() == 0):
+            return "a tensor without storage"
+    except Exception as error:  # FakeTensor, functional tensors, ...
+        return f"a tensor without accessible storage ({type(error).__name__})"
+    if device is not None and tensor.device.type != torch.device(device).type:
+        return f"on {tensor.device}, expected {device}"
+    return ""
+
+
+def is_plain_tensor(x: object, device: Optional[str] = None) -> bool:
+    return not tensor_problem(x, device)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def outputs_identical(a: Any, b: Any) -> bool:
+    import torch
+
+    first, second = _as_list(a), _as_list(b)
+    if len(first) != len(second):
+        return False
+    for x, y in zip(first, second):
+        if not (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)):
+            if x != y:
+                return False
+            continue
+        if x.shape != y.shape or x.dtype != y.dtype or x.device != y.device:
+            return False
+        if x.numel() == 0:
+            continue
+        raw_x = x.detach().contiguous().reshape(-1).view(torch.uint8)
+        raw_y = y.detach().contiguous().reshape(-1).view(torch.uint8)
+        if not torch.equal(raw_x, raw_y):
+            return False
+    return True
+
+
+def shares_memory(a: Any, b: Any) -> bool:
+    import torch
+
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.device != b.device:
+        return False
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    if sa.nbytes() == 0 or sb.nbytes() == 0:
+        return False
+    start_a, start_b = sa.data_ptr(), sb.data_ptr()
+    return start_a < start_b + sb.nbytes() and start_b < start_a + sa.nbytes()
+
+
+def clone_all(values: Iterable[Any]) -> list[Any]:
+    import torch
+
+    return [v.detach().clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def scrub(tensors: Iterable[Any]) -> None:
+    import torch
+
+    for tensor in _as_list(tensors):
+        if isinstance(tensor, torch.Tensor) and tensor.untyped_storage().nbytes() > 0:
+            tensor.untyped_storage().fill_(0xFF)
+
+
+def persisting_l2_bytes() -> Optional[int]:
+    import ctypes
+
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    value = ctypes.c_size_t(0)
+    if driver.cuCtxGetLimit(ctypes.byref(value), ctypes.c_int(0x06)) != 0:  # CU_LIMIT_PERSISTING_L2_CACHE_SIZE
+        return None
+    return int(value.value)

@@ -1,0 +1,68 @@
+"""The timing stages of a candidate, inside its sandboxed child: time it at each shape, keep the
+outputs of the timed calls for the trusted re-check, and collect what looks like cheating.
+
+The child runs this after the candidate passed its correctness cases. What comes back per shape:
+the CUPTI median and its cross-checks, the kernel table of the median call, where its time went
+(library or candidate kernels), and the reasons to flag it (timing.cross_check, integrity, provenance).
+The reference worker re-checks the saved outputs and adds the baselines and the speed-of-light floor.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from . import integrity, provenance, timing
+
+
+def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "integrity.Snapshot",
+                   threads_before: "integrity.ThreadBaseline", persisting_l2_before: int,
+                   compiled_names: list[str]) -> dict[str, Any]:
+    """`plan`: {"l2_bytes", "cold_l2", "target_seconds", "allowed_library_kernels",
+    "shapes": [{"key", "sets": [inputs .pt], "recheck": [{"set", "output"}]}]}.
+    `compiled_names`: the kernels the candidate's module compiled (its own Triton kernels)."""
+    device = f"cuda:{torch.cuda.current_device()}"
+    l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
+    shapes = []
+    for shape in plan.get("shapes", []):
+        input_sets = [_load(path, device) for path in shape["sets"]]
+        session = timing.time_functions({"candidate": entry}, input_sets, l2_bytes=l2_bytes,
+                                        cold_l2=bool(plan.get("cold_l2", True)),
+                                        target_seconds=float(plan.get("target_seconds", 0.4)), keep_outputs=True)
+        times = session.calls["candidate"]
+        kernels = timing.kernel_table(times)
+        allowed = plan.get("allowed_library_kernels", [])
+        for kernel in kernels:
+            kernel["owner"] = "library" if provenance.library_family(kernel["name"]) else "candidate"
+        where = provenance.summarize([{"name": k["name"], "us": k["total_us"]} for k in kernels],
+                                     allowed, compiled_names or None)
+        flags = timing.cross_check(times, session.harness_stream, session.outside)
+        if where.get("reason"):
+            flags.append("provenance: " + where["reason"])
+        for check in shape.get("recheck", []):
+            outputs = times.outputs.get(int(check["set"]))
+            outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+            if not all(integrity.is_plain_tensor(o) for o in outputs):
+                flags.append("integrity: a timed call returned something other than plain tensors")
+                continue
+            torch.save({"outputs": [o.detach().cpu() for o in outputs],
+                        "inputs_after": [v.detach().cpu() if isinstance(v, torch.Tensor) else v
+                                         for v in input_sets[int(check["set"])]]}, check["output"])
+        shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2,
+                       "kernels": kernels, "library_fraction": where.get("library_fraction", 0.0),
+                       "flags": flags})
+        del input_sets, times, session
+    replaced = snapshot.changed()
+    alive = integrity.threads_alive(threads_before)
+    common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
+    common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
+    persisting = integrity.persisting_l2_bytes() or 0
+    if persisting > persisting_l2_before:
+        common.append(f"integrity: the candidate raised the persisting L2 set-aside from {persisting_l2_before} to "
+                      f"{persisting} bytes; data pinned in L2 across calls defeats cold-cache timing")
+    return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library()}
+
+
+def _load(path: str, device: str) -> list[Any]:
+    values = torch.load(path, weights_only=True)["inputs"]
+    return [value.to(device) if isinstance(value, torch.Tensor) else value for value in values]

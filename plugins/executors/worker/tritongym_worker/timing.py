@@ -1,0 +1,248 @@
+"""The timing loop: CUPTI kernel time per call, with CUDA-event and host-clock cross-checks.
+
+Used by the candidate's child (the candidate alone) and by the reference worker (eager, torch.compile
+and the oracle, interleaved). docs/timing.md explains the method:
+
+- warm up first (compile and autotune happen there), then time many calls;
+- cold L2 by default: calls rotate over input sets, and when the sets together are smaller than twice
+  the L2 a scrub buffer is overwritten between calls (attributed to the harness, not to the call);
+- per call: the sum of the durations of every kernel, memcpy and memset the call launched, on any
+  stream (CUPTI, attributed by correlation id); CUDA events on the caller's stream; the host clock
+  around the call and a device synchronise;
+- the median over calls, the interquartile spread and the number of calls.
+
+The functions this module needs are bound when it is imported, before any candidate code runs, so a
+candidate that replaces time.perf_counter or torch.cuda.Event afterwards does not change them here
+(integrity.py reports the replacement).
+"""
+from __future__ import annotations
+
+import glob
+import os
+import statistics
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+
+_perf_counter_ns = __import__("time").perf_counter_ns
+_Event = torch.cuda.Event
+_synchronize = torch.cuda.synchronize
+_median = statistics.median
+
+HARNESS_CALL = -2   # work the harness launches between calls (the L2 scrub)
+OUTSIDE_CALL = -1   # work launched while no call was in progress
+
+
+class TimingUnavailable(RuntimeError):
+    """The machine cannot time kernels (no GPU, no CUPTI, another profiler attached)."""
+
+
+def cupti_library_paths() -> list[str]:
+    """Where libcupti may be: $TRITONGYM_CUPTI, the CUDA toolkit, the NVIDIA wheels torch came with."""
+    paths: list[str] = []
+    if os.environ.get("TRITONGYM_CUPTI"):
+        paths.append(os.environ["TRITONGYM_CUPTI"])
+    for root in filter(None, [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]):
+        for folder in ("extras/CUPTI/lib64", "lib64", "targets/x86_64-linux/lib"):
+            paths += sorted(glob.glob(os.path.join(root, folder, "libcupti.so*")), reverse=True)
+    for site in sys.path:
+        paths += sorted(glob.glob(os.path.join(site, "nvidia", "*", "lib", "libcupti.so*")), reverse=True)
+    return paths
+
+
+def native() -> Any:
+    """The native module with CUPTI loaded, or TimingUnavailable saying why not."""
+    try:
+        import tritongym_native
+    except ImportError as error:
+        raise TimingUnavailable(f"the native module is missing ({error}); rebuild the worker") from error
+    if not tritongym_native.cupti_library():
+        problem = tritongym_native.cupti_load(cupti_library_paths())
+        if problem:
+            raise TimingUnavailable(problem)
+    return tritongym_native
+
+
+def tensor_bytes(values: Sequence[Any]) -> int:
+    return sum(v.untyped_storage().nbytes() for v in values if isinstance(v, torch.Tensor))
+
+
+@dataclass
+class CallTimes:
+    """What one timed function measured, one entry per timed call."""
+    name: str
+    kernel_us: list[float] = field(default_factory=list)    # CUPTI: summed GPU activity of the call
+    span_us: list[float] = field(default_factory=list)      # first start to last end of that activity
+    event_us: list[float] = field(default_factory=list)
+    wall_us: list[float] = field(default_factory=list)
+    activities: list[list[dict[str, Any]]] = field(default_factory=list)  # per call
+    outputs: dict[int, Any] = field(default_factory=dict)   # input set -> outputs of its last call
+
+    def summary(self) -> dict[str, Any]:
+        return {"median_us": _median(self.kernel_us), "spread_pct": spread_pct(self.kernel_us),
+                "repetitions": len(self.kernel_us), "event_median_us": _median(self.event_us),
+                "wall_median_us": _median(self.wall_us), "span_median_us": _median(self.span_us)}
+
+
+def spread_pct(values: Sequence[float]) -> float:
+    """Interquartile range over the median, in percent."""
+    if len(values) < 4:
+        return 0.0
+    quartiles = statistics.quantiles(values, n=4)
+    middle = _median(values)
+    return 100.0 * (quartiles[2] - quartiles[0]) / middle if middle > 0 else 0.0
+
+
+@dataclass
+class TimingSession:
+    """The result of one time_functions() call."""
+    calls: dict[str, CallTimes]
+    outside: list[dict[str, Any]]   # activity launched while no call was in progress
+    harness_stream: int
+    cold_l2: str                     # how the L2 was kept cold ("rotation over 4 input sets, 214 MB", ...)
+    library: str
+
+
+def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequence[Sequence[Any]], *,
+                   l2_bytes: int, cold_l2: bool = True, target_seconds: float = 0.4, min_calls: int = 20,
+                   max_calls: int = 500, keep_outputs: bool = False) -> TimingSession:
+    """Times each function over the input sets, interleaved call by call (a, b, c, a, b, c, ...), so
+    slow drifts of clock or temperature hit all of them alike."""
+    tracer = native()
+    device = torch.device("cuda", torch.cuda.current_device())
+    sets_bytes = sum(tensor_bytes(values) for values in input_sets)
+    scrub: Optional[torch.Tensor] = None
+    if cold_l2 and sets_bytes < 2 * l2_bytes:
+        scrub = torch.empty(2 * l2_bytes, dtype=torch.uint8, device=device)
+    how = ("warm L2 (option)" if not cold_l2 else
+           f"rotation over {len(input_sets)} input set(s), {sets_bytes / 1e6:.0f} MB" +
+           (f", and a {2 * l2_bytes / 1e6:.0f} MB scrub between calls" if scrub is not None else ""))
+
+    with torch.no_grad():
+        # Warm-up: every function on every set (compilation and autotuning happen here).
+        for function in functions.values():
+            for values in input_sets:
+                function(*values)
+        _synchronize()
+        estimate_us = max(_estimate_us(function, input_sets[0]) for function in functions.values())
+    per_round_us = estimate_us * len(functions) + (30.0 if scrub is not None else 0.0)
+    rounds = int(min(max_calls, max(min_calls, target_seconds * 1e6 / max(per_round_us, 1.0))))
+
+    results = {name: CallTimes(name) for name in functions}
+    order = list(functions.items())
+    stream = torch.cuda.current_stream()
+    tracer.cupti_start()
+    try:
+        harness_stream = tracer.cupti_stream_id(stream.cuda_stream)
+        call = 0
+        owners: list[tuple[str, int]] = []
+        with torch.no_grad():
+            for round_index in range(rounds):
+                set_index = round_index % len(input_sets)
+                values = input_sets[set_index]
+                for name, function in order:
+                    if scrub is not None:
+                        tracer.cupti_set_call(HARNESS_CALL)
+                        scrub.bitwise_not_()
+                    _synchronize()
+                    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+                    tracer.cupti_set_call(call)
+                    start.record(stream)
+                    began = _perf_counter_ns()
+                    returned = function(*values)
+                    end.record(stream)
+                    _synchronize()
+                    ended = _perf_counter_ns()
+                    tracer.cupti_set_call(OUTSIDE_CALL)
+                    times = results[name]
+                    times.event_us.append(start.elapsed_time(end) * 1000.0)
+                    times.wall_us.append((ended - began) / 1000.0)
+                    if keep_outputs:
+                        times.outputs[set_index] = returned
+                    owners.append((name, call))
+                    call += 1
+                    del returned
+    finally:
+        activities = tracer.cupti_stop()
+    by_call: dict[int, list[dict[str, Any]]] = {}
+    outside = []
+    for activity in activities:
+        if activity["call"] >= 0:
+            by_call.setdefault(activity["call"], []).append(activity)
+        elif activity["call"] == OUTSIDE_CALL:
+            outside.append(activity)
+    for name, call in owners:
+        ran = by_call.get(call, [])
+        times = results[name]
+        times.activities.append(ran)
+        times.kernel_us.append(sum(a["end_ns"] - a["start_ns"] for a in ran) / 1000.0)
+        times.span_us.append((max(a["end_ns"] for a in ran) - min(a["start_ns"] for a in ran)) / 1000.0
+                             if ran else 0.0)
+    return TimingSession(results, outside, harness_stream, how, tracer.cupti_library())
+
+
+def _estimate_us(function: Callable[..., Any], values: Sequence[Any]) -> float:
+    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    start.record()
+    for _ in range(3):
+        function(*values)
+    end.record()
+    _synchronize()
+    return start.elapsed_time(end) * 1000.0 / 3
+
+
+def kernel_table(times: CallTimes) -> list[dict[str, Any]]:
+    """The kernels of the median call (the call whose kernel time is the median), aggregated by name:
+    launches, time, launch grid and block, registers and shared memory."""
+    if not times.kernel_us:
+        return []
+    ordered = sorted(range(len(times.kernel_us)), key=times.kernel_us.__getitem__)
+    median_call = times.activities[ordered[len(ordered) // 2]]
+    table: dict[str, dict[str, Any]] = {}
+    for activity in median_call:
+        row = table.setdefault(activity["name"], {
+            "name": activity["name"], "kind": activity["kind"], "calls": 0, "total_us": 0.0,
+            "grid": ",".join(map(str, activity["grid"])), "block": ",".join(map(str, activity["block"])),
+            "registers": activity["registers"], "shared_memory_bytes": activity["shared_memory_bytes"],
+            "streams": []})
+        row["calls"] += 1
+        row["total_us"] += (activity["end_ns"] - activity["start_ns"]) / 1000.0
+        if activity["stream"] not in row["streams"]:
+            row["streams"].append(activity["stream"])
+    return sorted(table.values(), key=lambda row: -row["total_us"])
+
+
+def cross_check(times: CallTimes, harness_stream: int, outside: list[dict[str, Any]]) -> list[str]:
+    """Reasons to distrust a candidate's timing; empty when CUPTI, events and the host clock agree.
+
+    - events on the caller's stream must cover the kernels the call launched (a replaced
+      Event.elapsed_time, or work that escaped the caller's stream, shows up as events shorter than
+      the kernels' span);
+    - the host clock around call + synchronise must cover the events (a replaced host timer);
+    - every kernel must run on the caller's stream (work on a side stream escapes event timing);
+    - nothing may be launched while no call is in progress (a background thread finishing later);
+    - each call must launch some GPU work.
+    """
+    reasons = []
+    if not times.kernel_us:
+        return ["timing: no call was timed"]
+    event, span, wall = _median(times.event_us), _median(times.span_us), _median(times.wall_us)
+    if min(times.kernel_us) <= 0.0:
+        reasons.append("timing: a timed call launched no GPU work that CUPTI saw")
+    if event + 2.0 < 0.9 * span:
+        reasons.append(f"timing: CUDA events ({event:.1f} us) are shorter than the kernels' span ({span:.1f} us); "
+                       "the event timer was replaced or the work escaped the caller's stream")
+    if wall + 5.0 < 0.9 * event:
+        reasons.append(f"timing: the host clock ({wall:.1f} us) is shorter than the CUDA events ({event:.1f} us); "
+                       "the host timer was replaced")
+    streams = sorted({a["stream"] for call in times.activities for a in call})
+    if harness_stream >= 0 and any(stream != harness_stream for stream in streams):
+        reasons.append(f"timing: kernels ran on stream(s) {[s for s in streams if s != harness_stream]} besides the "
+                       f"caller's stream {harness_stream}; work must run on the current stream")
+    if outside:
+        names = sorted({a["name"] for a in outside})[:3]
+        reasons.append(f"timing: {len(outside)} GPU operation(s) were launched while no call was in progress "
+                       f"({', '.join(names)}); a thread kept working after the call returned")
+    return reasons
