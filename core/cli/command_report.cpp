@@ -1,4 +1,4 @@
-// `tritongym report DIR [--html FILE] [--json]`: the leaderboard of a run, from its store.
+// `tritongym report DIR [--html FILE] [--trajectories FILE] [--json]`: the leaderboard of a run, from its store.
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -8,6 +8,7 @@
 #include "cli/output.hpp"
 #include "cli/run_report.hpp"
 #include "report/report.hpp"
+#include "report/trajectories.hpp"
 
 namespace tritongym::cli {
 
@@ -30,13 +31,21 @@ Status print_run_report(const store::RunStore& store, const RunReportOptions& op
     file << report::render_html(built, load_transcript);
     if (!file.flush()) return Status(StatusCode::internal, "writing the HTML report to " + options.html_path + " failed");
   }
-  if (options.json) {
-    print_json(out, report::report_to_json(built));
-    if (!options.html_path.empty()) std::cerr << "HTML report: " << options.html_path << "\n";
-  } else {
-    out << report::render_terminal(built);
-    if (!options.html_path.empty()) out << "\nHTML report: " << options.html_path << "\n";
+  if (!options.trajectories_path.empty()) {
+    std::ofstream file(options.trajectories_path, std::ios::binary | std::ios::trunc);
+    if (!file) return Status(StatusCode::invalid_argument, "cannot write trajectories to " + options.trajectories_path);
+    for (const auto& episode : *episodes) {
+      auto transcript = store.load_transcript(episode.key.key());
+      if (!transcript) return transcript.status();
+      file << report::trajectory_line(episode, *transcript) << "\n";
+    }
+    if (!file.flush()) return Status(StatusCode::internal, "writing trajectories to " + options.trajectories_path + " failed");
   }
+  std::ostream& notes = options.json ? std::cerr : out;  // stdout stays one JSON document
+  if (options.json) print_json(out, report::report_to_json(built));
+  else out << report::render_terminal(built) << "\n";
+  if (!options.html_path.empty()) notes << "HTML report: " << options.html_path << "\n";
+  if (!options.trajectories_path.empty()) notes << "trajectories (JSONL): " << options.trajectories_path << "\n";
   return Status::ok();
 }
 
@@ -44,11 +53,12 @@ int command_report(const CliContext&, const Arguments& arguments) {
   po::options_description options("report options");
   options.add_options()("dir", po::value<std::string>(), "the run folder (holds run.sqlite)")(
       "html", po::value<std::string>(), "also write the self-contained HTML report to FILE")(
+      "trajectories", po::value<std::string>(), "also write every episode with its transcript as JSONL to FILE")(
       "json", "print every metric as JSON instead of the tables");
   po::positional_options_description positional;
   positional.add("dir", 1);
   int exit_code = kExitOk;
-  const std::string usage = "tritongym report DIR [--html FILE] [--json]";
+  const std::string usage = "tritongym report DIR [--html FILE] [--trajectories FILE] [--json]";
   auto values = parse_arguments(usage, options, positional, arguments, exit_code);
   if (!values) return exit_code;
   if (!values->count("dir")) {
@@ -63,6 +73,7 @@ int command_report(const CliContext&, const Arguments& arguments) {
   RunReportOptions report_options;
   report_options.json = values->count("json") > 0;
   if (values->count("html")) report_options.html_path = (*values)["html"].as<std::string>();
+  if (values->count("trajectories")) report_options.trajectories_path = (*values)["trajectories"].as<std::string>();
   if (Status status = print_run_report(*store, report_options, std::cout); !status.is_ok()) {
     print_error(status);
     return kExitFailure;

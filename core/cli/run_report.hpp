@@ -13,6 +13,7 @@ namespace tritongym::cli {
 struct RunReportOptions {
   bool json = false;      // the JSON document (report::report_to_json) instead of the tables
   std::string html_path;  // "" writes no HTML; else the self-contained page, transcripts included
+  std::string trajectories_path;  // "" writes none; else one JSON line per episode, transcript included
 };
 
 // Reads the run and its episodes from `store`, prints the leaderboard (or JSON) on `out`, writes the

@@ -8,6 +8,8 @@
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
 #include "cli/plugin_loading.hpp"
+#include "cli/run_report.hpp"
+#include "store/run_store.hpp"
 
 namespace tritongym::cli {
 
@@ -33,7 +35,17 @@ int run_and_summarise(const CliContext& context, const config::RunConfig& run, r
             << ": " << outcome->recorded_total << " of " << outcome->planned << " episodes recorded, "
             << outcome->passed_total << " passed";
   if (outcome->skipped > 0) std::cout << " (" << outcome->skipped << " were already recorded)";
-  std::cout << "; " << outcome->status << "\nrun folder: " << outcome->run_dir << "\n";
+  std::cout << "; " << outcome->status << "\nrun folder: " << outcome->run_dir << "\n\n";
+  // The leaderboard, the HTML report and the trajectories, from the store as it is now (an interrupted
+  // run shows what it has).
+  if (auto store = store::open_run_dir(outcome->run_dir)) {
+    RunReportOptions report;
+    report.html_path = outcome->run_dir + "/report.html";
+    report.trajectories_path = outcome->run_dir + "/trajectories.jsonl";
+    if (Status shown = print_run_report(*store, report, std::cout); !shown.is_ok()) print_error(shown);
+  } else {
+    print_error(store.status());
+  }
   if (outcome->status != "finished") {
     std::cout << "continue it with: tritongym resume " << outcome->run_dir << "\n";
     return kExitFailure;

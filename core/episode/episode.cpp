@@ -26,6 +26,22 @@ Result<ChatResponse> Episode::chat(const ChatRequest& request) noexcept {
       record({EpisodeEvent::Kind::refused, {}, {}, {}, "model turn refused: " + *reason});
       return Status(StatusCode::resource_exhausted, "budget: " + *reason);
     }
+    // The workflow's own messages (system and user prompts, its feedback) enter the transcript the first
+    // time they are sent; the conversation a workflow resends each turn is not repeated.
+    for (const auto& message : request.messages) {
+      if (message.role != Role::system && message.role != Role::user) continue;
+      bool first = false;
+      {
+        std::lock_guard lock(mutex_);
+        first = prompts_seen_.emplace(message.role, message.content).second;
+      }
+      if (first) {
+        EpisodeEvent event;
+        event.kind = EpisodeEvent::Kind::prompt;
+        event.message = message;
+        record(std::move(event));
+      }
+    }
     ChatRequest sent = request;
     sent.task_id = setup_.task.id;
     sent.sample_index = setup_.sample_index;

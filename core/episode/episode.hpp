@@ -6,6 +6,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,12 @@ struct EpisodeSetup {
 
 // One entry of the transcript, in call order.
 struct EpisodeEvent {
-  enum class Kind { turn, tool_call, refused } kind = Kind::turn;
+  enum class Kind { turn, tool_call, refused, prompt } kind = Kind::turn;
   ChatResponse response;     // turn
   ToolCall call;             // tool_call, refused
   ToolResult result;         // tool_call
   std::string note;          // refused: why (budget); tool_call: harness error, if any
+  ChatMessage message;       // prompt: a system or user message the workflow sent for the first time
 };
 
 class Episode final : public EpisodeContext, private ToolServices {
@@ -69,6 +71,7 @@ class Episode final : public EpisodeContext, private ToolServices {
   budget::BudgetLedger ledger_;
   mutable std::mutex mutex_;
   std::vector<EpisodeEvent> transcript_;
+  std::set<std::pair<Role, std::string>> prompts_seen_;  // each prompt enters the transcript once
   std::string last_candidate_;
 };
 

@@ -69,6 +69,10 @@ std::vector<TranscriptEntry> transcript_of(const episode::EpisodeResult& result)
         entry.record_json = event.result.record_json.empty() ? "{}" : event.result.record_json;
         entry.verdict = record_verdict(entry.record_json);
         break;
+      case episode::EpisodeEvent::Kind::prompt:
+        entry.kind = role_name(event.message.role);
+        entry.content = event.message.content;
+        break;
       case episode::EpisodeEvent::Kind::refused:
         entry.kind = "refused";
         entry.tool_name = event.call.name;

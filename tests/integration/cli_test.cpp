@@ -154,7 +154,7 @@ TEST(Cli, RunCheckPrintsTheResolvedConfig) {
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   EXPECT_NE(result.stdout_text.find("plugin: tritongym.workflow.one-shot"), std::string::npos);  // inlined file
   EXPECT_NE(result.stdout_text.find("samples: 3"), std::string::npos);
-  EXPECT_NE(result.stderr_text.find("2 tasks x 1 models x 1 workflows x 3 samples = 6 episodes"), std::string::npos)
+  EXPECT_NE(result.stderr_text.find("3 tasks x 2 models x 2 workflows x 3 samples = 36 episodes"), std::string::npos)
       << result.stderr_text;
 }
 
@@ -163,9 +163,21 @@ TEST(Cli, RunWritesTheResolvedConfigAndTheStore) {
   auto result = run_cli({"run", "examples/quickstart.yaml", "output.dir=" + dir.path().string() + "/out",
                          "suites.0.tasks=[standard/vector-add]", "executor.plugin=tritongym.executor.triton-interpreter"});
   EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
-  EXPECT_NE(result.stdout_text.find("1 of 1 episodes recorded, 1 passed; finished"), std::string::npos)
+  // 1 task x 2 models x 2 workflows; the run ends with the leaderboard and the report's paths.
+  EXPECT_NE(result.stdout_text.find("4 of 4 episodes recorded, 4 passed; finished"), std::string::npos)
+      << result.stdout_text;
+  EXPECT_NE(result.stdout_text.find("Pass@1"), std::string::npos) << result.stdout_text;
+  EXPECT_NE(result.stdout_text.find("HTML report: " + (dir.path() / "out" / "report.html").string()), std::string::npos)
       << result.stdout_text;
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / "run.sqlite"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / "report.html"));
+  std::ifstream trajectories(dir.path() / "out" / "trajectories.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(trajectories, line);) {
+    ++lines;
+    EXPECT_NE(line.find("\"transcript\":["), std::string::npos) << line.substr(0, 300);
+  }
+  EXPECT_EQ(lines, 4);
   std::ifstream resolved(dir.path() / "out" / "resolved-config.yaml");
   ASSERT_TRUE(resolved.good());
   std::stringstream text;

@@ -137,7 +137,13 @@ TEST(RunEngine, ARunRecordsEveryEpisodeWithItsTranscript) {
     auto transcript = store->load_transcript(episode.key.key());
     ASSERT_TRUE(transcript);
     ASSERT_FALSE(transcript->empty()) << episode.key.key();
-    EXPECT_EQ(transcript->front().kind, "assistant");
+    // The prompts the workflow sent, then the model's answer.
+    ASSERT_GE(transcript->size(), 3u) << episode.key.key();
+    EXPECT_EQ((*transcript)[0].kind, "system");
+    EXPECT_EQ((*transcript)[1].kind, "user");
+    EXPECT_NE((*transcript)[1].content.find(episode.key.task_id.substr(episode.key.task_id.find('/') + 1)),
+              std::string::npos) << (*transcript)[1].content.substr(0, 300);
+    EXPECT_EQ((*transcript)[2].kind, "assistant");
     EXPECT_EQ(episode.turns, 1);
     if (episode.passed()) {
       EXPECT_EQ(episode.final_code_source, "workflow");

@@ -160,7 +160,8 @@ TEST_F(ShippedPlugins, ScriptedBackendNeedsSomethingToPlay) {
 TEST_F(ShippedPlugins, TheToolContractDocumentsEveryToolSchemaVerbatim) {
   std::ifstream in(testing::source_dir() + "/docs/tool-contract.md");
   std::string doc((std::istreambuf_iterator<char>(in)), {});
-  for (const char* id : {"tritongym.tool.compile", "tritongym.tool.test", "tritongym.tool.submit", "tritongym.tool.docs"}) {
+  for (const char* id : {"tritongym.tool.compile", "tritongym.tool.test", "tritongym.tool.benchmark",
+                         "tritongym.tool.profile", "tritongym.tool.submit", "tritongym.tool.docs"}) {
     auto tool = create<Tool>(id, "{}");
     ASSERT_TRUE(tool) << id << ": " << tool.status().to_string();
     ToolSchema schema = (*tool)->schema();

@@ -322,8 +322,19 @@ Result<std::unique_ptr<Worker>> TritonExecutor::acquire_worker() {
     launch = launch_for("candidate", slot);
   }
   auto started = Worker::start(launch);
-  if (!started) release_worker(nullptr, false);
+  if (!started) {
+    release_worker(nullptr, false);
+    return started;
+  }
+  if (auto device = launch.environment.find("CUDA_VISIBLE_DEVICES"); device != launch.environment.end() &&
+                                                                      !device->second.empty())
+    (*started)->gpu = std::stoll(device->second);
   return started;
+}
+
+std::shared_mutex& TritonExecutor::gpu_mutex(int64_t gpu) {
+  std::lock_guard lock(pool_mutex_);
+  return gpu_mutexes_[gpu];
 }
 
 void TritonExecutor::release_worker(std::unique_ptr<Worker> worker, bool keep) {
@@ -354,15 +365,15 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     std::vector<std::string> warnings =
         request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
 
-    // Timed evaluations have the GPU to themselves.
-    std::shared_lock gpu_shared(gpu_mutex_, std::defer_lock);
-    std::unique_lock gpu_exclusive(gpu_mutex_, std::defer_lock);
-    if (target_ == Target::cuda) timed ? gpu_exclusive.lock() : gpu_shared.lock();
-
     auto acquired = acquire_worker();
     if (!acquired) return acquired.status();
     std::unique_ptr<Worker> worker = std::move(acquired.value());
     worker->evaluations += 1;
+    // Timed evaluations have their GPU to themselves, and the baselines GPU 0 as well.
+    const int64_t gpu = worker->gpu;
+    std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
+    std::unique_lock gpu_exclusive(gpu_mutex(gpu), std::defer_lock);
+    if (target_ == Target::cuda) timed ? gpu_exclusive.lock() : gpu_shared.lock();
 
     boost::json::array run_cases;
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -506,6 +517,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         result.message += "\nnot timed: " + why;
       }
     } else if (timed && result.verdict == Verdict::passed) {
+      std::unique_lock baseline_gpu(gpu_mutex(0), std::defer_lock);
+      if (gpu != 0) baseline_gpu.lock();
       auto ceilings = machine_ceilings();
       boost::json::array measured;
       if (ceilings) {

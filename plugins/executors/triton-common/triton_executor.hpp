@@ -111,8 +111,11 @@ class TritonExecutor final : public Executor {
   void evict_reference_files();  // caller holds reference_mutex_
   class TaskInUse;
 
-  // Timing needs the GPU to itself: timing stages hold it exclusively, other evaluations shared.
-  std::shared_mutex gpu_mutex_;
+  // Timing needs its GPU to itself: timing stages hold their GPU exclusively, other evaluations shared.
+  // One lock per device (created under pool_mutex_; map nodes never move). Baselines run on the
+  // reference worker's device 0.
+  std::map<int64_t, std::shared_mutex> gpu_mutexes_;
+  std::shared_mutex& gpu_mutex(int64_t gpu);
 
   std::mutex pool_mutex_;
   std::condition_variable pool_changed_;

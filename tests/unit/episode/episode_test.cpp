@@ -63,6 +63,25 @@ TEST_F(EpisodeTest, ChatGoesThroughTheBackendAndIsCharged) {
   ASSERT_EQ(episode.transcript().size(), 1u);
 }
 
+TEST_F(EpisodeTest, PromptsEnterTheTranscriptOnceBeforeTheTurnThatFirstSentThem) {
+  auto model = scripted(R"([{"content":"one"},{"content":"two"}])");
+  Episode episode(setup(model.get()));
+  ChatRequest request;
+  request.messages = {{Role::system, "you write kernels"}, {Role::user, "task: add"}};
+  ASSERT_TRUE(episode.chat(request));
+  request.messages.push_back({Role::assistant, "one"});
+  request.messages.push_back({Role::user, "test failed: fix it"});
+  ASSERT_TRUE(episode.chat(request));  // the resent system and first user message are not repeated
+  auto events = episode.transcript();
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[0].kind, EpisodeEvent::Kind::prompt);
+  EXPECT_EQ(events[0].message.content, "you write kernels");
+  EXPECT_EQ(events[1].message.content, "task: add");
+  EXPECT_EQ(events[2].kind, EpisodeEvent::Kind::turn);
+  EXPECT_EQ(events[3].message.content, "test failed: fix it");
+  EXPECT_EQ(events[4].response.message.content, "two");
+}
+
 TEST_F(EpisodeTest, UnknownToolIsAMessageForTheModelAndCostsACall) {
   auto model = scripted(R"([{"content":"x"}])");
   Episode episode(setup(model.get()));
