@@ -221,6 +221,44 @@ TEST(RunEngine, AKilledRunResumesToTheSameEpisodesWithoutPayingAgain) {
   EXPECT_NE(nothing.stdout_text.find("(9 were already recorded)"), std::string::npos) << nothing.stdout_text;
 }
 
+TEST(RunEngine, CtrlCFinishesRunningEpisodesMarksTheRunInterruptedAndResumeCompletesIt) {
+  TemporaryDirectory folder;
+  std::string run_file = write_run_file(folder, kThreeTasks, 3, 1);
+  std::string run_dir = (folder.path() / "run").string();
+  std::string store_path = run_dir + "/run.sqlite";
+  process::ChildOptions options;
+  options.argv = {cli_path(), "run", run_file};
+  options.working_directory = source_dir();
+  options.stdout_path = (folder.path() / "first.stdout").string();
+  options.stderr_path = (folder.path() / "first.stderr").string();
+  auto child = process::ChildProcess::start(options);
+  ASSERT_TRUE(child) << child.status().to_string();
+  int64_t recorded = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(200);
+  while (std::chrono::steady_clock::now() < deadline && child->running()) {
+    if (fs::exists(store_path)) recorded = count_rows(store_path, "SELECT COUNT(*) FROM episodes", true);
+    if (recorded >= 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(recorded, 1) << "the run did not record an episode in time";
+  ::kill(child->pid(), SIGINT);  // what Ctrl-C sends
+  while (child->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(child->describe_end(), "exit code 1");
+
+  int64_t after_interrupt = count_rows(store_path, "SELECT COUNT(*) FROM episodes");
+  ASSERT_LT(after_interrupt, 9) << "the run finished before it could be interrupted; the test proves nothing";
+  EXPECT_EQ(store::open_run_dir(run_dir)->load_run()->status, "interrupted");
+  std::ifstream printed(folder.path() / "first.stdout");
+  std::string first_stdout((std::istreambuf_iterator<char>(printed)), {});
+  EXPECT_NE(first_stdout.find("continue it with: tritongym resume"), std::string::npos) << first_stdout;
+
+  auto resumed = run_cli({"resume", run_dir}, "", 280);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.stdout_text << resumed.stderr_text;
+  EXPECT_EQ(verdicts_of(run_dir), expected_verdicts(3));
+  EXPECT_EQ(count_rows(store_path, "SELECT COUNT(*) FROM episodes"), 9);
+  EXPECT_EQ(store::open_run_dir(run_dir)->load_run()->status, "finished");
+}
+
 TEST(RunEngine, ResumeRefusesAFolderThatIsNotARun) {
   TemporaryDirectory folder;
   auto result = run_cli({"resume", folder.path().string()});

@@ -69,7 +69,13 @@ boost::json::object TritonExecutor::timing_plan_json(const TaskSpec& task, const
     }
     planned.push_back({{"key", shapes[s].shape}, {"sets", sets}, {"recheck", recheck}});
   }
+  // The determinism check compares two calls within the task's tolerance (of its first dtype).
+  boost::json::object tolerance{{"dtype", shapes.empty() ? "float32" : shapes.front().dtype}};
+  if (!shapes.empty())
+    if (auto found = task.tolerance.find(shapes.front().dtype); found != task.tolerance.end())
+      tolerance["atol"] = found->second.atol, tolerance["rtol"] = found->second.rtol;
   return {{"l2_bytes", 0},  // 0: the child reads the device's own L2 size
+          {"tolerance", tolerance},
           {"cold_l2", config_.cold_l2},
           {"target_seconds", config_.timing_seconds},
           {"allowed_library_kernels", boost::json::value_from(task.allowed_library_kernels)},

@@ -351,3 +351,27 @@ def persisting_l2_bytes() -> Optional[int]:
     if driver.cuCtxGetLimit(ctypes.byref(value), ctypes.c_int(0x06)) != 0:  # CU_LIMIT_PERSISTING_L2_CACHE_SIZE
         return None
     return int(value.value)
+
+
+def persisting_window_bytes(stream_handle: int) -> Optional[int]:
+    """The bytes an access-policy window on `stream_handle` marks as persisting in L2 (0: none); None
+    when the driver cannot say. Never initialises CUDA on its own."""
+    import ctypes
+
+    class Window(ctypes.Structure):  # CUaccessPolicyWindow
+        _fields_ = [("base_ptr", ctypes.c_void_p), ("num_bytes", ctypes.c_size_t), ("hitRatio", ctypes.c_float),
+                    ("hitProp", ctypes.c_int), ("missProp", ctypes.c_int)]
+
+    class Value(ctypes.Union):  # CUlaunchAttributeValue: 64 bytes, the window first
+        _fields_ = [("window", Window), ("pad", ctypes.c_char * 64)]
+
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    value = Value()
+    if driver.cuStreamGetAttribute(ctypes.c_void_p(stream_handle), ctypes.c_int(1),  # ACCESS_POLICY_WINDOW
+                                   ctypes.byref(value)) != 0:
+        return None
+    persisting = value.window.hitProp == 2 or value.window.missProp == 2  # CU_ACCESS_PROPERTY_PERSISTING
+    return int(value.window.num_bytes) if persisting and value.window.hitRatio > 0 else 0

@@ -18,8 +18,8 @@ from . import integrity, provenance, timing
 def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "integrity.Snapshot",
                    threads_before: "integrity.ThreadBaseline", persisting_l2_before: int,
                    compiled_names: list[str]) -> dict[str, Any]:
-    """`plan`: {"l2_bytes", "cold_l2", "target_seconds", "allowed_library_kernels",
-    "shapes": [{"key", "sets": [inputs .pt], "recheck": [{"set", "output"}]}]}.
+    """`plan`: {"l2_bytes" (0: this device's), "cold_l2", "target_seconds", "allowed_library_kernels",
+    "tolerance": {"dtype", "atol"?, "rtol"?}, "shapes": [{"key", "sets": [inputs .pt], "recheck": [{"set", "output"}]}]}.
     `compiled_names`: the kernels the candidate's module compiled (its own Triton kernels)."""
     device = f"cuda:{torch.cuda.current_device()}"
     l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
@@ -39,6 +39,7 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         flags = timing.cross_check(times, session.harness_stream, session.outside)
         if where.get("reason"):
             flags.append("provenance: " + where["reason"])
+        flags += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
         for check in shape.get("recheck", []):
             outputs = times.outputs.get(int(check["set"]))
             outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
@@ -56,11 +57,39 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     alive = integrity.threads_alive(threads_before)
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
     common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
+    window = integrity.persisting_window_bytes(torch.cuda.current_stream().cuda_stream) or 0
+    if window:
+        common.append(f"integrity: the candidate put a persisting L2 access-policy window of {window} bytes on the "
+                      "stream; data pinned in L2 across calls defeats cold-cache timing")
     persisting = integrity.persisting_l2_bytes() or 0
     if persisting > persisting_l2_before:
         common.append(f"integrity: the candidate raised the persisting L2 set-aside from {persisting_l2_before} to "
                       f"{persisting} bytes; data pinned in L2 across calls defeats cold-cache timing")
     return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library()}
+
+
+def _tolerance(given: dict[str, Any]) -> tuple[float, float]:
+    from .reference import DEFAULT_TOLERANCE
+
+    atol, rtol = DEFAULT_TOLERANCE.get(given.get("dtype", "float32"), (1e-5, 1e-5))
+    return float(given.get("atol", atol)), float(given.get("rtol", rtol))
+
+
+def _determinism(entry: Callable[..., Any], values: list[Any], atol: float, rtol: float) -> list[str]:
+    """Two calls on identical inputs must agree within the task's tolerance (bitwise equality is not
+    required: atomics in a split reduction legitimately reorder float additions)."""
+    with torch.no_grad():
+        first = entry(*values)
+        first = [o.clone() for o in (first if isinstance(first, (tuple, list)) else [first])
+                 if isinstance(o, torch.Tensor)]
+        second = entry(*values)
+        second = [o for o in (second if isinstance(second, (tuple, list)) else [second]) if isinstance(o, torch.Tensor)]
+    torch.cuda.synchronize()
+    if len(first) != len(second) or not all(
+            a.shape == b.shape and torch.allclose(a.double(), b.double(), atol=atol, rtol=rtol, equal_nan=True)
+            for a, b in zip(first, second)):
+        return ["determinism: two calls on identical inputs gave results that differ beyond the task's tolerance"]
+    return []
 
 
 def _load(path: str, device: str) -> list[Any]:
