@@ -75,6 +75,10 @@ Status check_plugins(const CliContext& context, plugins::Registry& registry, con
     auto created = create_checked<Workflow>(context, registry, workflow.plugin, "workflow '" + workflow.name + "'");
     if (!created) return created.status();
   }
+  for (size_t i = 0; i < run.tools.size(); ++i) {
+    auto tool = create_checked<Tool>(context, registry, run.tools[i], "tools[" + std::to_string(i) + "]");
+    if (!tool) return tool.status();
+  }
   if (run.executor.id != "auto") {
     auto executor = create_checked<Executor>(context, registry, run.executor, "executor");
     if (!executor) return executor.status();

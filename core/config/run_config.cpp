@@ -34,6 +34,10 @@ const Schema& run_schema() {
         .field("plugin", Schema::string(), true, "a workflow plugin id")
         .field("description", Schema::string())
         .field("config", plugin_config_schema());
+    Schema tool = Schema::object();
+    tool.or_string()
+        .field("plugin", Schema::string(), true, "a tool plugin id, e.g. tritongym.tool.benchmark")
+        .field("config", plugin_config_schema());
     Schema executor = Schema::object();
     executor.field("plugin", Schema::string(), false, "an executor plugin id or auto")
         .field("config", plugin_config_schema());
@@ -58,6 +62,7 @@ const Schema& run_schema() {
         .field("models", Schema::list_of(model), true)
         .field("workflows", Schema::list_of(workflow), true)
         .field("executor", executor)
+        .field("tools", Schema::list_of(tool))
         .field("budget", budget)
         .field("samples", Schema::integer(1))
         .field("seed", Schema::integer(0))
@@ -193,6 +198,22 @@ Result<RunConfig> load_run_config(const std::string& path, const std::vector<std
     run.executor = choose(*executor, "plugin", "auto");
   else
     run.executor.id = "auto";
+  if (const ConfigNode* tools = root.find("tools")) {
+    for (const auto& tool : tools->items()) {
+      PluginChoice choice;
+      if (tool.is_scalar()) {  // a bare id: the tool with its defaults
+        choice.id = tool.text();
+        choice.id_where = tool.where();
+        choice.config_origin = tool.where().to_string();
+      } else {
+        choice = choose(tool, "plugin", "");
+      }
+      for (const auto& other : run.tools)
+        if (other.id == choice.id)
+          return Status(StatusCode::invalid_config, "tools: '" + choice.id + "' is listed twice", choice.id_where.to_string());
+      run.tools.push_back(std::move(choice));
+    }
+  }
 
   if (const ConfigNode* budget = root.find("budget")) {
     read_optional(*budget, "max_turns", run.budget.max_turns);

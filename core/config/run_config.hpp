@@ -49,6 +49,9 @@ struct RunConfig {
   std::vector<ModelChoice> models;
   std::vector<WorkflowChoice> workflows;
   PluginChoice executor;
+  // The tools every episode gets: empty means every loaded tool plugin with its defaults; otherwise
+  // exactly these, each with its config (e.g. the benchmark tool's reveal_oracle).
+  std::vector<PluginChoice> tools;
   Budget budget;
   int64_t samples = 1;
   int64_t seed = 0;

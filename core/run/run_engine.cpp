@@ -48,7 +48,7 @@ struct RunResources {
   bool reports_performance = false;
   std::vector<std::unique_ptr<replay::ReplayBackend>> models;  // by RunConfig::models index
   std::map<std::string, std::unique_ptr<Dsl>> dsls;           // by DSL name, for the tasks' DSLs
-  std::vector<std::string> tool_ids;
+  std::vector<config::PluginChoice> tools;  // the run file's, or every loaded tool with its defaults
 };
 
 Result<std::vector<TaskSpec>> load_tasks(const config::RunConfig& run, const plugins::Registry& registry,
@@ -112,7 +112,14 @@ Result<RunResources> prepare(const config::RunConfig& run, const plugins::Regist
     if (!dsl) return with_role(dsl.status(), "DSL of task " + task.id);
     resources.dsls[task.dsl] = std::move(dsl.value());
   }
-  resources.tool_ids = registry.ids(plugins::PluginKind::tool);
+  resources.tools = run.tools;
+  if (resources.tools.empty())
+    for (const auto& id : registry.ids(plugins::PluginKind::tool)) {
+      config::PluginChoice choice;
+      choice.id = id;
+      choice.config_origin = "tools (default)";
+      resources.tools.push_back(std::move(choice));
+    }
   return resources;
 }
 
@@ -166,9 +173,9 @@ Status run_one(const config::RunConfig& run, const plugins::Registry& registry, 
   if (!workflow) return with_role(workflow.status(), "workflow '" + workflow_choice.name + "'");
   std::vector<std::unique_ptr<Tool>> tools;
   episode::EpisodeSetup setup;
-  for (const auto& id : resources.tool_ids) {
-    auto tool = registry.create<Tool>(id, make_context(id, "{}", "tools"));
-    if (!tool) return with_role(tool.status(), "tool " + id);
+  for (const auto& choice : resources.tools) {
+    auto tool = registry.create<Tool>(choice.id, make_context(choice.id, choice.config_json, choice.config_origin));
+    if (!tool) return with_role(tool.status(), "tool " + choice.id);
     setup.tools[(*tool)->schema().name] = tool->get();
     tools.push_back(std::move(tool.value()));
   }

@@ -158,6 +158,16 @@ TEST(Cli, RunCheckPrintsTheResolvedConfig) {
       << result.stderr_text;
 }
 
+TEST(Cli, RunChecksEveryToolItsFileConfigures) {
+  auto result = run_cli({"run", "examples/quickstart.yaml", "--check",
+                         "tools=[{plugin: tritongym.tool.benchmark, config: {reveal_orcale: true}}]"});
+  EXPECT_EQ(result.exit_code, 3) << result.stdout_text << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("did you mean 'reveal_oracle'"), std::string::npos) << result.stderr_text;
+  auto unknown = run_cli({"run", "examples/quickstart.yaml", "--check", "tools=[tritongym.tool.tset]"});
+  EXPECT_EQ(unknown.exit_code, 3) << unknown.stderr_text;
+  EXPECT_NE(unknown.stderr_text.find("tritongym.tool.test"), std::string::npos) << unknown.stderr_text;
+}
+
 TEST(Cli, RunWritesTheResolvedConfigAndTheStore) {
   TemporaryDirectory dir;
   auto result = run_cli({"run", "examples/quickstart.yaml", "output.dir=" + dir.path().string() + "/out",

@@ -110,6 +110,27 @@ TEST(RunConfig, WorkflowFilesResolveAgainstTheProjectRoot) {
   EXPECT_EQ(run->workflows[0].plugin.id, "tritongym.workflow.one-shot");
 }
 
+TEST(RunConfig, ToolsAreIdsOrPluginsWithConfigAndNeverTwice) {
+  TemporaryDirectory dir;
+  dir.write("flows/one.yaml", "name: from-file\nplugin: tritongym.workflow.one-shot\n");
+  std::string with_tools = std::string(kRun) +
+                           "tools:\n  - tritongym.tool.test\n  - plugin: tritongym.tool.benchmark\n"
+                           "    config: {reveal_oracle: true}\n";
+  auto run = load_run_config(dir.write("run.yaml", with_tools), {}, "");
+  ASSERT_TRUE(run) << run.status().to_string();
+  ASSERT_EQ(run->tools.size(), 2u);
+  EXPECT_EQ(run->tools[0].id, "tritongym.tool.test");
+  EXPECT_EQ(run->tools[0].config_json, "{}");
+  EXPECT_EQ(run->tools[1].id, "tritongym.tool.benchmark");
+  EXPECT_EQ(run->tools[1].config_json, R"({"reveal_oracle":true})");
+
+  auto twice = load_run_config(dir.write("twice.yaml", std::string(kRun) + "tools: [tritongym.tool.test, tritongym.tool.test]\n"),
+                               {}, "");
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos) << twice.status().to_string();
+  EXPECT_NE(twice.status().location().find("twice.yaml:"), std::string::npos) << twice.status().to_string();
+}
+
 TEST(RunConfig, TheQuickstartLoads) {
   auto run = load_run_config(testing::source_dir() + "/examples/quickstart.yaml", {}, testing::source_dir());
   ASSERT_TRUE(run) << run.status().to_string();
