@@ -188,6 +188,14 @@ TEST(Cli, RunWritesTheResolvedConfigAndTheStore) {
     EXPECT_NE(line.find("\"transcript\":["), std::string::npos) << line.substr(0, 300);
   }
   EXPECT_EQ(lines, 4);
+  // `report` reads the same store back: the JSON document names the run and counts its episodes.
+  auto report = run_cli({"report", (dir.path() / "out").string(), "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.stderr_text;
+  boost::system::error_code error;
+  auto json = boost::json::parse(report.stdout_text, error);
+  ASSERT_FALSE(error) << report.stdout_text.substr(0, 500);
+  EXPECT_NE(report.stdout_text.find("\"quickstart\""), std::string::npos);
+  EXPECT_NE(report.stdout_text.find("tritongym.report.v1"), std::string::npos);
   std::ifstream resolved(dir.path() / "out" / "resolved-config.yaml");
   ASSERT_TRUE(resolved.good());
   std::stringstream text;
