@@ -1,5 +1,7 @@
 #include "run/episode_conversion.hpp"
 
+#include "tritongym/sdk/prompts.hpp"
+
 #include <boost/json.hpp>
 
 #include <chrono>
@@ -10,15 +12,6 @@ namespace tritongym::run {
 using results::TranscriptEntry;
 
 namespace {
-
-// The "code" argument of a tool call, when the arguments are a JSON object that has one.
-std::string code_argument(const std::string& arguments_json) {
-  boost::system::error_code error;
-  boost::json::value arguments = boost::json::parse(arguments_json, error);
-  if (error || !arguments.is_object()) return {};
-  const auto* code = arguments.as_object().if_contains("code");
-  return code && code->is_string() ? std::string(code->as_string()) : std::string();
-}
 
 std::string record_verdict(const std::string& record_json) {
   boost::system::error_code error;
@@ -63,7 +56,7 @@ std::vector<TranscriptEntry> transcript_of(const episode::EpisodeResult& result)
         entry.kind = "tool";
         entry.tool_name = event.call.name;
         entry.arguments_json = event.call.arguments_json;
-        entry.code = code_argument(event.call.arguments_json);
+        entry.code = code_argument_of(event.call.arguments_json);
         entry.ok = event.result.ok;
         entry.content = event.note.empty() ? event.result.text : event.note;
         entry.record_json = event.result.record_json.empty() ? "{}" : event.result.record_json;
@@ -77,7 +70,7 @@ std::vector<TranscriptEntry> transcript_of(const episode::EpisodeResult& result)
         entry.kind = "refused";
         entry.tool_name = event.call.name;
         entry.arguments_json = event.call.arguments_json;
-        entry.code = code_argument(event.call.arguments_json);
+        entry.code = code_argument_of(event.call.arguments_json);
         entry.ok = false;
         entry.content = event.note;
         break;

@@ -14,22 +14,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Shapes, dtypes, tolerances and inputs exactly as the worker makes them
-// (plugins/executors/worker/tritongym_worker/inputs.py), without the harness.
+// Shapes, dtypes and tolerances of the task, and its inputs made by a copy of the worker's own
+// generator (tritongym_inputs.py, copied from the worker package at export time).
 const char* kTaskInputs = R"py("""The task's shapes, dtypes, tolerances and inputs, as TritonGym's worker makes them.
 
 Inputs come from task.json's `inputs` (or reference.make_inputs when the reference defines it), generated
 on the CPU from a seed and moved to the device, so a seed gives the same values on every machine.
+tritongym_inputs.py is a copy of the worker's generator (tritongym_worker/inputs.py).
 """
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
 
 import torch
+
+import tritongym_inputs
 
 TASK = json.loads((Path(__file__).parent / "task.json").read_text())
 INTERPRETER = os.environ.get("TRITON_INTERPRET") == "1"
@@ -37,46 +39,10 @@ DEVICE = "cuda" if torch.cuda.is_available() and not INTERPRETER else "cpu"
 # The Triton interpreter runs on the CPU and is slow: it uses the task's small shapes when it has some.
 SHAPES = TASK["small_shapes"] if INTERPRETER and TASK["small_shapes"] else TASK["visible_shapes"]
 
-DTYPES = {
-    "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-    "float64": torch.float64, "int64": torch.int64, "int32": torch.int32, "int8": torch.int8,
-    "uint8": torch.uint8, "bool": torch.bool, "float8_e4m3fn": torch.float8_e4m3fn,
-    "float8_e5m2": torch.float8_e5m2,
-}
-
-
-def _value(text: Any, dims: dict[str, int]) -> Any:
-    if isinstance(text, (int, float)):
-        return text
-    return eval(str(text), {"__builtins__": {}, "math": math, "min": min, "max": max}, dict(dims))
-
-
-def _tensor(spec: dict[str, Any], dims: dict[str, int], dtype: torch.dtype, generator: torch.Generator) -> torch.Tensor:
-    shape = [int(_value(size, dims)) for size in spec.get("shape", [])]
-    dtype = DTYPES[spec["dtype"]] if "dtype" in spec else dtype
-    distribution = spec.get("distribution", "randint" if not dtype.is_floating_point else "normal")
-    if distribution == "randint":
-        low, high = int(_value(spec.get("low", 0), dims)), int(_value(spec.get("high", 2), dims))
-        return torch.randint(low, high, shape, generator=generator, dtype=torch.int64).to(dtype).to(DEVICE)
-    if distribution == "uniform":
-        low, high = float(_value(spec.get("low", -1.0), dims)), float(_value(spec.get("high", 1.0), dims))
-        values = torch.rand(shape, generator=generator, dtype=torch.float32) * (high - low) + low
-    elif distribution == "normal":
-        mean, std = float(_value(spec.get("mean", 0.0), dims)), float(_value(spec.get("std", 1.0), dims))
-        values = torch.randn(shape, generator=generator, dtype=torch.float32) * std + mean
-    else:
-        raise ValueError(f"input '{spec.get('name')}': unknown distribution '{distribution}'")
-    return values.to(dtype).to(DEVICE).contiguous()
-
 
 def make_inputs(reference_module: Any, dims: dict[str, int], dtype_name: str, seed: int) -> list[Any]:
-    dtype = DTYPES[dtype_name]
-    generator = torch.Generator().manual_seed(seed)
-    if hasattr(reference_module, "make_inputs"):
-        made = reference_module.make_inputs(dict(dims), dtype, generator)
-        return [value.to(DEVICE) if isinstance(value, torch.Tensor) else value for value in made]
-    return [_value(spec["value"], dims) if "value" in spec else _tensor(spec, dims, dtype, generator)
-            for spec in TASK["inputs"]]
+    return tritongym_inputs.make_inputs(TASK["inputs"], getattr(reference_module, "make_inputs", None), dims,
+                                        dtype_name, seed, DEVICE)
 
 
 def clone(values: list[Any]) -> list[Any]:
@@ -178,7 +144,7 @@ std::string readme(const results::EpisodeRecord& episode, const boost::json::obj
       "| file | what it is |\n|---|---|\n"
       "| `kernel.py` | the kernel, exactly as scored; import `" + text("entry_function") + "` from it |\n"
       "| `reference.py` | the task's PyTorch reference |\n"
-      "| `task.json`, `task_inputs.py` | shapes, dtypes, tolerances and the input generator |\n"
+      "| `task.json`, `task_inputs.py`, `tritongym_inputs.py` | shapes, dtypes, tolerances, and the input generator (a copy of TritonGym's) |\n"
       "| `test_kernel.py` | pytest: the kernel against the reference at the visible shapes, two seeds each |\n"
       "| `bench_kernel.py` | `triton.testing.do_bench`, kernel vs reference (needs a GPU) |\n\n"
       "## Use\n\n```bash\npython -m pytest test_kernel.py                     # on a GPU\n"
@@ -190,7 +156,12 @@ std::string readme(const results::EpisodeRecord& episode, const boost::json::obj
 }  // namespace
 
 Result<ExportOutcome> export_episode(const std::string& run_dir, const std::string& episode_key,
-                                     const std::string& to_dir) {
+                                     const std::string& to_dir, const std::string& input_generator_path) {
+  std::ifstream generator_file(input_generator_path);
+  if (input_generator_path.empty() || !generator_file)
+    return Status(StatusCode::not_found, "the worker's input generator (tritongym_worker/inputs.py) was not found" +
+                                             (input_generator_path.empty() ? std::string() : " at " + input_generator_path));
+  std::string generator((std::istreambuf_iterator<char>(generator_file)), {});
   auto store = store::open_run_dir(run_dir);
   if (!store) return store.status();
   auto run = store->load_run();
@@ -240,6 +211,7 @@ Result<ExportOutcome> export_episode(const std::string& run_dir, const std::stri
            {"reference.py", reference},
            {"task.json", boost::json::serialize(spec) + "\n"},
            {"task_inputs.py", kTaskInputs},
+           {"tritongym_inputs.py", generator},
            {"test_kernel.py", kTest},
            {"bench_kernel.py", kBench},
            {"README.md", readme(*episode, task, run->run_id)}})

@@ -161,25 +161,33 @@ TEST(RunEngine, ARunRecordsEveryEpisodeWithItsTranscript) {
   EXPECT_NE(again.stderr_text.find("already holds a run"), std::string::npos) << again.stderr_text;
 }
 
+// Starts `tritongym run FILE` (stdout and stderr into the folder) and returns once its store holds
+// `episodes` episodes; an error when it does not within 200 s.
+Result<process::ChildProcess> start_run_until_recorded(const TemporaryDirectory& folder, const std::string& run_file,
+                                                       const std::string& store_path, int64_t episodes) {
+  process::ChildOptions options;
+  options.argv = {cli_path(), "run", run_file};
+  options.working_directory = source_dir();
+  options.stdout_path = (folder.path() / "first.stdout").string();
+  options.stderr_path = (folder.path() / "first.stderr").string();
+  auto child = process::ChildProcess::start(options);
+  if (!child) return child.status();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(200);
+  while (std::chrono::steady_clock::now() < deadline && child->running()) {
+    if (fs::exists(store_path) && count_rows(store_path, "SELECT COUNT(*) FROM episodes", true) >= episodes)
+      return child;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return Status(StatusCode::deadline_exceeded, "the run did not record " + std::to_string(episodes) + " episode(s) in time");
+}
+
 TEST(RunEngine, AKilledRunResumesToTheSameEpisodesWithoutPayingAgain) {
   TemporaryDirectory folder;
   std::string run_file = write_run_file(folder, kThreeTasks, 3, 1);
   std::string run_dir = (folder.path() / "run").string();
   std::string store_path = run_dir + "/run.sqlite";
-  process::ChildOptions options;
-  options.argv = {cli_path(), "run", run_file};
-  options.working_directory = source_dir();
-  options.stderr_path = (folder.path() / "first.stderr").string();
-  auto child = process::ChildProcess::start(options);
+  auto child = start_run_until_recorded(folder, run_file, store_path, 3);
   ASSERT_TRUE(child) << child.status().to_string();
-  int64_t recorded = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(200);
-  while (std::chrono::steady_clock::now() < deadline && child->running()) {
-    if (fs::exists(store_path)) recorded = count_rows(store_path, "SELECT COUNT(*) FROM episodes", true);
-    if (recorded >= 3) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_GE(recorded, 3) << "the run did not record 3 episodes in time";
   ::kill(child->pid(), SIGKILL);
   while (child->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_NE(child->describe_end().find("SIGKILL"), std::string::npos) << child->describe_end();
@@ -226,21 +234,8 @@ TEST(RunEngine, CtrlCFinishesRunningEpisodesMarksTheRunInterruptedAndResumeCompl
   std::string run_file = write_run_file(folder, kThreeTasks, 3, 1);
   std::string run_dir = (folder.path() / "run").string();
   std::string store_path = run_dir + "/run.sqlite";
-  process::ChildOptions options;
-  options.argv = {cli_path(), "run", run_file};
-  options.working_directory = source_dir();
-  options.stdout_path = (folder.path() / "first.stdout").string();
-  options.stderr_path = (folder.path() / "first.stderr").string();
-  auto child = process::ChildProcess::start(options);
+  auto child = start_run_until_recorded(folder, run_file, store_path, 1);
   ASSERT_TRUE(child) << child.status().to_string();
-  int64_t recorded = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(200);
-  while (std::chrono::steady_clock::now() < deadline && child->running()) {
-    if (fs::exists(store_path)) recorded = count_rows(store_path, "SELECT COUNT(*) FROM episodes", true);
-    if (recorded >= 1) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_GE(recorded, 1) << "the run did not record an episode in time";
   ::kill(child->pid(), SIGINT);  // what Ctrl-C sends
   while (child->running()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(child->describe_end(), "exit code 1");
