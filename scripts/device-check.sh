@@ -12,6 +12,8 @@
 #   DEVICE_SUITES="a b"    which test binaries (default: all)  DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
+#   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml; its run folder comes back in
+#                          $OUT/oracle-run/shard-I-of-N (join the shards here with `tritongym merge`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUNDLE=${TG_BUNDLE:-build/device-bundle}
@@ -29,10 +31,10 @@ bundle() {
   # The worker package (the native module is rebuilt there, for that machine's Python).
   mkdir -p "$BUNDLE/plugins/python" && cp -r build/plugins/python/tritongym_worker "$BUNDLE/plugins/python/"
   find "$BUNDLE/tests" -name '*.so' -exec strip {} \;
-  # The non-system shared libraries the binaries and plugins need (Boost, yaml-cpp, spdlog, fmt).
+  # The non-system shared libraries the binaries and plugins need (Boost, yaml-cpp, spdlog, fmt, SQLite).
   find "$BUNDLE" -type f \( -perm -u+x -o -name '*.so' \) -exec ldd {} \; 2>/dev/null |
     awk '/=> \// {print $3}' | sort -u |
-    grep -E 'libboost|libyaml-cpp|libspdlog|libfmt' | while read -r lib; do cp -L "$lib" "$BUNDLE/lib/"; done
+    grep -E 'libboost|libyaml-cpp|libspdlog|libfmt|libsqlite3' | while read -r lib; do cp -L "$lib" "$BUNDLE/lib/"; done
   du -sh "$BUNDLE"
 }
 
@@ -107,6 +109,12 @@ run() {
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
       --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
+  fi
+  if [[ -n ${DEVICE_ORACLE_RUN:-} ]]; then
+    echo "== the oracle backend over every task (examples/oracle-all-tasks.yaml, shard $DEVICE_ORACLE_RUN)"
+    timeout "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" run examples/oracle-all-tasks.yaml --shard "$DEVICE_ORACLE_RUN" \
+      "output.dir=$out/oracle-run" > "$out/oracle-run.log" 2>&1 || true
+    grep -E "episodes recorded|Pass@1|^oracle" "$out/oracle-run.log" | head -12
   fi
   echo "== summary"
   printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
