@@ -23,7 +23,5 @@ int command_resume(const CliContext& context, const Arguments& arguments);
 int command_merge(const CliContext& context, const Arguments& arguments);
 int command_export(const CliContext& context, const Arguments& arguments);
 int command_report(const CliContext& context, const Arguments& arguments);
-// Commands whose engines land with later issues.
-int command_not_yet(const std::string& command, const Arguments& arguments);
 
 }  // namespace tritongym::cli

@@ -28,9 +28,9 @@ const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
       {"run", {"run FILE [key.sub=value ...] [--check] [--shard I/N]: run an experiment from a YAML run file", cli::command_run}},
       {"resume", {"resume DIR: continue an interrupted run (finished episodes are kept, the rest run)",
                   cli::command_resume}},
-      {"eval", {"eval --task ID --code FILE [--executor ID|auto] [--stage S] [--json]: judge one candidate file by hand",
+      {"eval", {"eval --task ID --code FILE | --batch FILE [--stage S] [--json]: judge candidate files by hand",
                 cli::command_eval}},
-      {"report", {"report DIR [--html FILE] [--json]: leaderboard of a run; --html writes a self-contained page",
+      {"report", {"report DIR [--html FILE] [--trajectories FILE] [--json]: leaderboard of a run, HTML page, JSONL",
                   cli::command_report}},
       {"merge", {"merge DIR... --into OUT: join the shards of one run (run --shard I/N) into one store",
                  cli::command_merge}},
@@ -125,7 +125,6 @@ int main(int argc, char** argv) {
   for (const auto& [name, entry] : command_table()) {
     names.push_back(name);
     if (name != command) continue;
-    if (!entry.run) return cli::command_not_yet(name, rest);
     try {
       return entry.run(context, rest);
     } catch (const std::exception& error) {
