@@ -3,7 +3,10 @@ torch and triton, loads the task's reference and the candidate, makes inputs, ch
 each visible shape and times it with triton.testing.do_bench (cold L2). The baseline for
 bench/eval_throughput.py; prints one JSON line.
 
-    python bench/cold_harness.py TASK_JSON_FILE TASK_ID CANDIDATE.py
+    python bench/cold_harness.py TASK_JSON_FILE TASK_ID CANDIDATE.py [cuda|cpu]
+
+On `cpu` (with TRITON_INTERPRET=1) it checks at the task's small shapes, as the interpreter executor
+does, and times nothing: do_bench needs a GPU.
 """
 from __future__ import annotations
 
@@ -31,7 +34,9 @@ def load(path: str, name: str):
 
 def main() -> int:
     tasks_file, task_id, candidate_path = sys.argv[1:4]
+    device = sys.argv[4] if len(sys.argv) > 4 else "cuda"
     spec = next(t for t in json.load(open(tasks_file)) if t["id"] == task_id)
+    shapes = spec["small_shapes"] if device == "cpu" and spec.get("small_shapes") else spec["visible_shapes"]
     reference = load(spec["reference"], "reference")
     verdict, detail, timings = "passed", "", []
     try:
@@ -45,14 +50,15 @@ def main() -> int:
         tolerance = (spec.get("tolerance") or {}).get(dtype)
         if tolerance:
             atol, rtol = tolerance.get("atol", atol), tolerance.get("rtol", rtol)
-        for shape in spec["visible_shapes"]:
+        for shape in shapes:
             inputs = make_inputs(spec.get("inputs") or [], getattr(reference, "make_inputs", None), shape["dims"],
-                                 dtype, 1234, "cuda")
+                                 dtype, 1234, device)
             with torch.no_grad():
                 want = reference.reference(*inputs)
                 try:
                     got = entry(*inputs)
-                    torch.cuda.synchronize()
+                    if device == "cuda":
+                        torch.cuda.synchronize()
                 except Exception as error:  # noqa: BLE001
                     verdict, detail = "runtime_error", f"{type(error).__name__}: {error}"
                     break
@@ -63,7 +69,8 @@ def main() -> int:
                     torch.allclose(g.double(), w.double(), atol=atol, rtol=rtol) for g, w in zip(got, want)):
                 verdict, detail = "wrong_answer", f"mismatch at {shape['dims']}"
                 break
-            timings.append(triton.testing.do_bench(lambda: entry(*inputs), warmup=25, rep=100) * 1000.0)
+            if device == "cuda":
+                timings.append(triton.testing.do_bench(lambda: entry(*inputs), warmup=25, rep=100) * 1000.0)
     print(json.dumps({"task": task_id, "code": candidate_path, "verdict": verdict, "detail": detail[:200],
                       "median_us": timings, "seconds": time.perf_counter() - started}))
     return 0

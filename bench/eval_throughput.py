@@ -3,6 +3,7 @@ per candidate (bench/cold_harness.py, the way KernelBench-style harnesses work).
 least 5x more candidates per minute through the warm pool, with identical verdicts.
 
     python bench/eval_throughput.py --tritongym build/bin/tritongym --tasks-json tasks.json [--out FILE.md]
+        [--device cpu]   (the interpreter on both paths, checking only: a dry run of the bench without a GPU)
 
 The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
 the visible shapes, then CUPTI timing and baselines); it runs twice, and the second pass is the steady
@@ -37,10 +38,12 @@ def candidates(tasks: dict) -> list[tuple[str, str]]:
     return chosen
 
 
-def warm(tritongym: str, batch: str) -> tuple[float, list[dict]]:
+def warm(tritongym: str, batch: str, device: str) -> tuple[float, list[dict]]:
+    executor, stage = (("tritongym.executor.triton-cuda", "benchmark") if device == "cuda"
+                       else ("tritongym.executor.triton-interpreter", "test"))
     started = time.perf_counter()
-    done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", "benchmark",
-                           "--seeds", "1", "--executor", "tritongym.executor.triton-cuda"],
+    done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", stage,
+                           "--seeds", "1", "--executor", executor],
                           capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
@@ -48,12 +51,13 @@ def warm(tritongym: str, batch: str) -> tuple[float, list[dict]]:
     return seconds, [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
-def cold(tasks_json: str, chosen: list[tuple[str, str]]) -> tuple[float, list[dict]]:
+def cold(tasks_json: str, chosen: list[tuple[str, str]], device: str) -> tuple[float, list[dict]]:
+    env = {**os.environ, **({"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else {})}
     started = time.perf_counter()
     results = []
     for task, path in chosen:
-        done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task, path],
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task, path,
+                               device], capture_output=True, text=True, check=False, env=env)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
         results.append(json.loads(lines[-1]) if lines else {"task": task, "code": path, "verdict": "crash",
                                                              "detail": done.stderr[-200:]})
@@ -69,14 +73,15 @@ def main() -> int:
     parser.add_argument("--tritongym", required=True)
     parser.add_argument("--tasks-json", required=True)
     parser.add_argument("--out", default="")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     args = parser.parse_args()
     tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
     chosen = candidates(tasks)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
         batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-    first_s, first = warm(args.tritongym, batch.name)
-    steady_s, steady = warm(args.tritongym, batch.name)
-    cold_s, cold_results = cold(args.tasks_json, chosen)
+    first_s, first = warm(args.tritongym, batch.name, args.device)
+    steady_s, steady = warm(args.tritongym, batch.name, args.device)
+    cold_s, cold_results = cold(args.tasks_json, chosen, args.device)
     n = len(chosen)
     rows = []
     same = 0
@@ -86,9 +91,10 @@ def main() -> int:
         rows.append(f"| {task} | {os.path.basename(path)} | {w['verdict']} | {c['verdict']} | "
                     f"{w.get('host_seconds', 0):.2f} | {c.get('seconds', 0):.2f} | {'yes' if agree else 'NO'} |")
     per_min = lambda seconds: 60.0 * n / seconds  # noqa: E731
-    lines = [f"candidates: {n}", "",
+    lines = [f"candidates: {n}, device: {args.device}"
+             + (" (the interpreter: checking only, nothing timed)" if args.device == "cpu" else ""), "",
              "| path | wall s | candidates/min |", "|---|---|---|",
-             f"| warm pool, first pass (caches empty: worker start, ceilings, baselines incl. torch.compile) | {first_s:.1f} | {per_min(first_s):.1f} |",
+             f"| warm pool, first pass (from cold: worker start{', ceilings, baselines with torch.compile' if args.device == 'cuda' else ''}) | {first_s:.1f} | {per_min(first_s):.1f} |",
              f"| warm pool, steady state (second pass) | {steady_s:.1f} | {per_min(steady_s):.1f} |",
              f"| cold process per candidate | {cold_s:.1f} | {per_min(cold_s):.1f} |", "",
              f"speedup, steady state vs cold: {cold_s / steady_s:.2f}x; first pass vs cold: {cold_s / first_s:.2f}x",

@@ -84,7 +84,8 @@ def _determinism(entry: Callable[..., Any], values: list[Any], atol: float, rtol
                  if isinstance(o, torch.Tensor)]
         second = entry(*values)
         second = [o for o in (second if isinstance(second, (tuple, list)) else [second]) if isinstance(o, torch.Tensor)]
-    torch.cuda.synchronize()
+    if any(o.is_cuda for o in first + second):
+        torch.cuda.synchronize()
     if len(first) != len(second) or not all(
             a.shape == b.shape and torch.allclose(a.double(), b.double(), atol=atol, rtol=rtol, equal_nan=True)
             for a, b in zip(first, second)):

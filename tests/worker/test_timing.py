@@ -1,0 +1,112 @@
+"""The timing loop's pure parts, on the CPU: the cross-checks that flag a result, the kernel table of the
+median call, the spread, the speed-of-light floor and the determinism check. The loop itself (CUPTI,
+CUDA events) runs among the gpu tests."""
+import pytest
+import torch
+
+from tritongym_worker import baselines, measure, timing
+
+
+def kernel(name, start_ns, end_ns, stream=7, call=0):
+    return {"kind": "kernel", "name": name, "start_ns": start_ns, "end_ns": end_ns, "stream": stream, "call": call,
+            "grid": (128, 1, 1), "block": (256, 1, 1), "registers": 32, "shared_memory_bytes": 0, "bytes": 0}
+
+
+def times_of(calls, event_us, wall_us):
+    """A CallTimes whose every call ran `calls[i]` activities, with the given clocks."""
+    times = timing.CallTimes("candidate")
+    for activities in calls:
+        times.activities.append(activities)
+        times.kernel_us.append(sum(a["end_ns"] - a["start_ns"] for a in activities) / 1000.0)
+        times.span_us.append((max(a["end_ns"] for a in activities) - min(a["start_ns"] for a in activities)) / 1000.0
+                             if activities else 0.0)
+    times.event_us = [event_us] * len(calls)
+    times.wall_us = [wall_us] * len(calls)
+    return times
+
+
+HONEST = [[kernel("_add_kernel", 0, 50_000)] for _ in range(20)]  # 50 us per call on stream 7
+
+
+def test_honest_timing_raises_nothing():
+    assert timing.cross_check(times_of(HONEST, event_us=55.0, wall_us=70.0), harness_stream=7, outside=[]) == []
+
+
+def test_events_shorter_than_the_kernels_mean_a_replaced_event_timer():
+    reasons = timing.cross_check(times_of(HONEST, event_us=5.0, wall_us=70.0), 7, [])
+    assert len(reasons) == 1 and "CUDA events" in reasons[0] and "span" in reasons[0]
+
+
+def test_a_host_clock_shorter_than_the_events_means_a_replaced_host_timer():
+    reasons = timing.cross_check(times_of(HONEST, event_us=55.0, wall_us=1.0), 7, [])
+    assert len(reasons) == 1 and "host clock" in reasons[0]
+
+
+def test_a_kernel_on_another_stream_is_flagged():
+    calls = [[kernel("_add_kernel", 0, 40_000), kernel("_side", 0, 40_000, stream=9)] for _ in range(20)]
+    reasons = timing.cross_check(times_of(calls, event_us=45.0, wall_us=60.0), 7, [])
+    assert any("stream(s) [9]" in reason for reason in reasons), reasons
+
+
+def test_work_launched_outside_the_calls_is_flagged():
+    reasons = timing.cross_check(times_of(HONEST, 55.0, 70.0), 7, [kernel("_late", 0, 10, call=-1)])
+    assert any("while no call was in progress" in reason and "_late" in reason for reason in reasons), reasons
+
+
+def test_a_call_that_launched_nothing_is_flagged():
+    calls = HONEST[:10] + [[] for _ in range(10)]
+    reasons = timing.cross_check(times_of(calls, 55.0, 70.0), 7, [])
+    assert any("launched no GPU work" in reason for reason in reasons), reasons
+
+
+def test_the_kernel_table_is_the_median_call_grouped_by_name():
+    calls = [[kernel("a", 0, 10_000 * k), kernel("b", 0, 1_000), kernel("b", 0, 1_000)] for k in range(1, 6)]
+    table = timing.kernel_table(times_of(calls, 100.0, 120.0))
+    assert [row["name"] for row in table] == ["a", "b"]  # by time, the longest first
+    assert table[0]["total_us"] == pytest.approx(30.0)  # the median call is k = 3
+    assert table[1]["calls"] == 2 and table[1]["total_us"] == pytest.approx(2.0)
+    assert table[0]["grid"] == "128,1,1" and table[0]["registers"] == 32
+
+
+def test_spread_is_the_interquartile_range_over_the_median():
+    assert timing.spread_pct([100.0] * 10) == 0.0
+    assert timing.spread_pct([90.0, 95.0, 100.0, 105.0, 110.0]) == pytest.approx(15.0)
+    assert timing.spread_pct([1.0, 2.0]) == 0.0  # too few to say
+
+
+CEILINGS = {"copy_bytes_per_s": 4.0e12,
+            "matrix_flops_per_s": {"float16": 800e12, "bfloat16": 790e12, "float32": 60e12, "float8_e4m3fn": 1500e12}}
+
+
+def test_the_floor_is_the_slower_of_moving_the_bytes_and_doing_the_flops():
+    work = baselines.work_of("2 * M * N * K", "2 * (M * K + K * N + M * N)", {"M": 4096, "N": 4096, "K": 4096},
+                             "float16")
+    floor = baselines.speed_of_light_us(work, "float16", CEILINGS)
+    assert floor == pytest.approx(2 * 4096 ** 3 / 800e12 * 1e6)  # compute-bound
+    streaming = baselines.work_of("N", "12 * N", {"N": 1 << 24}, "float32")
+    assert baselines.speed_of_light_us(streaming, "float32", CEILINGS) == pytest.approx(12 * (1 << 24) / 4.0e12 * 1e6)
+
+
+def test_fp32_work_is_held_to_the_tensor_core_rate_and_only_fp8_to_the_fp8_rate():
+    work = {"flops": 1e12}
+    assert baselines.speed_of_light_us(work, "float32", CEILINGS) == pytest.approx(1e12 / 800e12 * 1e6)
+    assert baselines.speed_of_light_us(work, "float8_e4m3fn", CEILINGS) == pytest.approx(1e12 / 1500e12 * 1e6)
+
+
+def test_dtype_bytes_is_known_to_the_formulas():
+    assert baselines.work_of("", "2 * N * dtype_bytes", {"N": 10}, "bfloat16") == {"bytes": 40.0}
+    assert baselines.speed_of_light_us({}, "float32", CEILINGS) is None
+
+
+def test_determinism_allows_reordered_sums_within_tolerance_and_flags_the_rest():
+    values = [torch.ones(64)]
+    noise = iter([0.0, 1e-7, 0.0, 0.5])
+    wobble = lambda x: x + next(noise)  # noqa: E731
+    assert measure._determinism(wobble, values, 1e-5, 1e-5) == []
+    flagged = measure._determinism(wobble, values, 1e-5, 1e-5)
+    assert len(flagged) == 1 and "identical inputs" in flagged[0]
+
+
+def test_the_tolerance_of_the_determinism_check_defaults_per_dtype():
+    assert measure._tolerance({"dtype": "bfloat16"}) == (1e-2, 1e-2)
+    assert measure._tolerance({"dtype": "float32", "atol": 0.5, "rtol": 0.25}) == (0.5, 0.25)
