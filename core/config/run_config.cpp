@@ -65,7 +65,6 @@ const Schema& run_schema() {
         .field("tools", Schema::list_of(tool))
         .field("budget", budget)
         .field("samples", Schema::integer(1))
-        .field("seed", Schema::integer(0))
         .field("max_concurrent_episodes", Schema::integer(1))
         .field("output", output)
         .field("plugins", plugins);
@@ -227,7 +226,6 @@ Result<RunConfig> load_run_config(const std::string& path, const std::vector<std
       for (const auto& entry : per_tool->entries()) run.budget.max_calls_per_tool[entry.key] = *entry.value.as_int();
   }
   if (const ConfigNode* samples = root.find("samples")) run.samples = *samples->as_int();
-  if (const ConfigNode* seed = root.find("seed")) run.seed = *seed->as_int();
   if (const ConfigNode* concurrency = root.find("max_concurrent_episodes"))
     run.max_concurrent_episodes = *concurrency->as_int();
 

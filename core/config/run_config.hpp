@@ -54,7 +54,6 @@ struct RunConfig {
   std::vector<PluginChoice> tools;
   Budget budget;
   int64_t samples = 1;
-  int64_t seed = 0;
   int64_t max_concurrent_episodes = 4;
   std::string output_dir;              // absolute
   std::vector<std::string> plugin_paths;  // absolute
