@@ -16,8 +16,15 @@ std::string duration_text(double seconds) {
 
 }  // namespace
 
-ProgressDisplay::ProgressDisplay(int64_t total, int64_t already_done, int64_t already_passed, bool terminal)
-    : total_(total), already_done_(already_done), already_passed_(already_passed), terminal_(terminal) {
+ProgressDisplay::ProgressDisplay(int64_t total, const std::vector<results::EpisodeRecord>& earlier, bool terminal)
+    : total_(total), already_done_(static_cast<int64_t>(earlier.size())), terminal_(terminal) {
+  for (const auto& record : earlier) {
+    already_passed_ += record.passed() ? 1 : 0;
+    input_tokens_ += record.input_tokens;
+    output_tokens_ += record.output_tokens;
+    dollars_ += record.dollars;
+    gpu_seconds_ += record.gpu_seconds;
+  }
   std::lock_guard lock(mutex_);
   redraw();
 }

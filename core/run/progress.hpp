@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "results/records.hpp"
 
@@ -15,8 +16,9 @@ namespace tritongym::run {
 class ProgressDisplay {
  public:
   // `total`: episodes this invocation must finish (a resume counts only the remaining ones);
-  // `already_done`/`already_passed`: those finished before (shown in the totals).
-  ProgressDisplay(int64_t total, int64_t already_done, int64_t already_passed, bool terminal);
+  // `earlier`: the episodes finished before it (counted in every total shown: episodes, passes, tokens,
+  // dollars, GPU-seconds).
+  ProgressDisplay(int64_t total, const std::vector<results::EpisodeRecord>& earlier, bool terminal);
 
   void episode_finished(const results::EpisodeRecord& record);
   void note(const std::string& line);  // a message that must not be overwritten (interrupts)

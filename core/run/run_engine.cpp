@@ -228,11 +228,11 @@ Result<RunOutcome> execute_run(const config::RunConfig& run, const plugins::Regi
     if (!planned_keys.count(key))
       return Status(StatusCode::failed_precondition, "the store " + store_path + " holds episode '" + key +
                                                          "', which this run does not plan; it belongs to another run");
-  int64_t already_passed = 0;
+  std::vector<results::EpisodeRecord> earlier;
   if (!finished->empty()) {
     auto episodes = store.load_episodes();
     if (!episodes) return episodes.status();
-    for (const auto& episode : episodes.value()) already_passed += episode.passed() ? 1 : 0;
+    earlier = std::move(episodes.value());
   }
 
   RunOutcome outcome;
@@ -244,7 +244,7 @@ Result<RunOutcome> execute_run(const config::RunConfig& run, const plugins::Regi
                options.shard.whole() ? "" : " shard " + options.shard.to_string(), outcome.planned, outcome.skipped,
                remaining.size(), run.max_concurrent_episodes);
 
-  ProgressDisplay progress(static_cast<int64_t>(remaining.size()), outcome.skipped, already_passed, options.terminal);
+  ProgressDisplay progress(static_cast<int64_t>(remaining.size()), earlier, options.terminal);
   InterruptWatch interrupts;
   std::atomic<bool> stop{false};
   std::atomic<size_t> next{0};
