@@ -42,8 +42,9 @@ def warm(tritongym: str, batch: str, device: str) -> tuple[float, list[dict]]:
     executor, stage = (("tritongym.executor.triton-cuda", "benchmark") if device == "cuda"
                        else ("tritongym.executor.triton-interpreter", "test"))
     started = time.perf_counter()
+    # 0.1 s of timing per shape, as the cold harness's do_bench(rep=100 ms): like for like.
     done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", stage,
-                           "--seeds", "1", "--executor", executor],
+                           "--seeds", "1", "--executor", executor, "--executor-config", '{"timing_seconds": 0.1}'],
                           capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if done.returncode != 0:

@@ -161,6 +161,8 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
       "code", po::value<std::string>(), "the candidate: one Python file")(
       "batch", po::value<std::string>(), "a file of 'TASK_ID PATH' lines, judged in order by one warm executor")(
       "executor", po::value<std::string>()->default_value("auto"), "executor id, or auto")(
+      "executor-config", po::value<std::string>()->default_value("{}"),
+      "the executor's config as JSON, e.g. '{\"timing_seconds\": 0.1}' (keys: its plugin.yaml)")(
       "stage", po::value<std::string>()->default_value("test"),
       "compile, test, benchmark, profile or final (visible + held-out shapes)")(
       "seeds", po::value<int64_t>()->default_value(3), "random input sets per shape")(
@@ -198,8 +200,9 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
     print_error(task.status());
     return task.status().code() == StatusCode::not_found ? kExitUsage : kExitConfigError;
   }
+  const std::string executor_config = (*values)["executor-config"].as<std::string>();
   auto choice = environment::choose_executor(registry, (*values)["executor"].as<std::string>(), [&](const std::string& id) {
-    return plugin_context(context, registry, id, "{}", "--executor");
+    return plugin_context(context, registry, id, executor_config, "--executor-config");
   });
   if (!choice) {
     print_error(choice.status());
