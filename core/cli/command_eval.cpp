@@ -205,8 +205,13 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
     return plugin_context(context, registry, id, executor_config, "--executor-config");
   });
   if (!choice) {
-    print_error(choice.status());
-    return choice.status().code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
+    const Status& status = choice.status();
+    if (status.code() == StatusCode::invalid_config) {
+      print_error(Status(status.code(), status.message(), "--executor-config " + status.location()));
+      return kExitConfigError;
+    }
+    print_error(status);
+    return status.code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
   }
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   int64_t seeds = (*values)["seeds"].as<int64_t>();

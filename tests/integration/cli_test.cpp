@@ -289,6 +289,23 @@ TEST(Cli, ACandidateCannotReadTheHostsEnvironmentThroughProc) {
   EXPECT_EQ(result->stdout_text.find("\nLEAK ["), std::string::npos) << result->stdout_text;
 }
 
+TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
+  TemporaryDirectory dir;
+  std::string fixtures = source_dir() + "/tests/fixtures/candidates/vector-add/";
+  std::string batch = dir.write("batch.txt", "# task candidate\nstandard/vector-add " + fixtures + "correct.py\n\n"
+                                             "standard/vector-add " + fixtures + "wrong.py\n");
+  auto result = run_cli({"eval", "--batch", batch, "--executor", "tritongym.executor.triton-interpreter", "--seeds", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::vector<boost::json::object> lines;
+  std::istringstream out(result.stdout_text);
+  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  ASSERT_EQ(lines.size(), 2u) << result.stdout_text;
+  EXPECT_EQ(lines[0].at("verdict"), "passed");
+  EXPECT_EQ(lines[1].at("verdict"), "wrong_answer");
+  EXPECT_EQ(lines[1].at("task"), "standard/vector-add");
+  EXPECT_GT(lines[0].at("host_seconds").as_double(), 0.0);
+}
+
 TEST(Cli, EvalExplainsBadArguments) {
   auto unknown_task = run_cli({"eval", "--task", "standard/vector-ad", "--code", "README.md"});
   EXPECT_EQ(unknown_task.exit_code, 2);
@@ -299,6 +316,14 @@ TEST(Cli, EvalExplainsBadArguments) {
   EXPECT_EQ(unknown_executor.exit_code, 4);
   EXPECT_NE(unknown_executor.stderr_text.find("did you mean 'tritongym.executor.triton-cuda'"), std::string::npos)
       << unknown_executor.stderr_text;
+  auto bad_config = run_cli({"eval", "--task", "standard/vector-add", "--code", "README.md", "--executor",
+                             "tritongym.executor.triton-interpreter", "--executor-config", R"({"timing_secs": 0.1})"});
+  EXPECT_EQ(bad_config.exit_code, 3);
+  EXPECT_NE(bad_config.stderr_text.find("--executor-config /timing_secs"), std::string::npos) << bad_config.stderr_text;
+  EXPECT_NE(bad_config.stderr_text.find("did you mean 'timing_seconds'"), std::string::npos) << bad_config.stderr_text;
+  auto missing_batch = run_cli({"eval", "--batch", "no/such.txt", "--executor", "tritongym.executor.triton-interpreter"});
+  EXPECT_EQ(missing_batch.exit_code, 2);
+  EXPECT_NE(missing_batch.stderr_text.find("no/such.txt"), std::string::npos) << missing_batch.stderr_text;
 }
 
 TEST(Cli, TasksShowDescribesOneTask) {
