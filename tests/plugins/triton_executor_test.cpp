@@ -217,6 +217,14 @@ TEST_F(TritonExecutorTest, TheReferenceCacheIsOutOfReach) {
   EXPECT_NE(result.message.find("Permission denied"), std::string::npos) << result.message;
 }
 
+TEST_F(TritonExecutorTest, TheReferenceWorkersMemoryIsOutOfReach) {
+  auto result = evaluate("reads_reference_memory");
+  EXPECT_EQ(result.stdout_text.find("NO REFERENCE FOUND"), std::string::npos)
+      << "the fixture did not find the reference worker; the test proves nothing: " << result.stdout_text;
+  EXPECT_NE(result.stdout_text.find("BLOCKED"), std::string::npos) << result.stdout_text;
+  EXPECT_EQ(result.stdout_text.find("READ"), std::string::npos) << result.stdout_text;
+}
+
 TEST_F(TritonExecutorTest, CandidatesSeeNoSecretOfTheHost) {
   auto result = evaluate("prints_environment");
   EXPECT_VERDICT(result, Verdict::passed);
