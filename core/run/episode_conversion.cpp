@@ -21,16 +21,6 @@ std::string record_verdict(const std::string& record_json) {
   return verdict && verdict->is_string() ? std::string(verdict->as_string()) : std::string();
 }
 
-boost::json::array shapes_json(const std::vector<ShapeSpec>& shapes) {
-  boost::json::array array;
-  for (const auto& shape : shapes) {
-    boost::json::object dims;
-    for (const auto& [name, size] : shape.dims) dims[name] = size;
-    array.push_back({{"name", shape.name}, {"dims", dims}});
-  }
-  return array;
-}
-
 std::vector<TranscriptEntry> transcript_of(const episode::EpisodeResult& result) {
   std::vector<TranscriptEntry> entries;
   for (const auto& event : result.transcript) {
@@ -157,24 +147,6 @@ ConvertedEpisode convert_episode(const results::EpisodeKey& key, const TaskSpec&
   record.started_at = started_at;
   record.finished_at = finished_at;
   return converted;
-}
-
-std::string task_json(const TaskSpec& task) {
-  boost::json::object tolerance;
-  for (const auto& [dtype, limits] : task.tolerance) tolerance[dtype] = {{"atol", limits.atol}, {"rtol", limits.rtol}};
-  boost::json::array parameters, dtypes;
-  for (const auto& name : task.entry_parameters) parameters.emplace_back(name);
-  for (const auto& dtype : task.dtypes) dtypes.emplace_back(dtype);
-  boost::system::error_code error;
-  boost::json::value inputs = boost::json::parse(task.inputs_json, error);
-  if (error) inputs = boost::json::array();
-  return boost::json::serialize(boost::json::object{
-      {"id", task.id}, {"suite", task.suite}, {"split", task.split}, {"category", task.category}, {"dsl", task.dsl},
-      {"entry_function", task.entry_function}, {"entry_parameters", parameters}, {"description", task.description},
-      {"directory", task.directory}, {"reference_path", task.reference_path}, {"oracle_path", task.oracle_path},
-      {"dtypes", dtypes}, {"visible_shapes", shapes_json(task.visible_shapes)},
-      {"held_out_shapes", shapes_json(task.held_out_shapes)}, {"small_shapes", shapes_json(task.small_shapes)},
-      {"inputs", inputs}, {"tolerance", tolerance}, {"flops", task.flops_formula}, {"bytes", task.bytes_formula}});
 }
 
 std::string utc_now() {

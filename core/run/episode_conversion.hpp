@@ -24,9 +24,6 @@ ConvertedEpisode convert_episode(const results::EpisodeKey& key, const TaskSpec&
                                  const episode::EpisodeResult& result, const std::string& started_at,
                                  const std::string& finished_at, double wall_seconds);
 
-// The task as the store keeps it (tasks.spec_json): everything export and reports need.
-std::string task_json(const TaskSpec& task);
-
 // ISO 8601 UTC, second resolution: "2026-11-30T09:07:51Z".
 std::string utc_now();
 

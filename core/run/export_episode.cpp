@@ -193,7 +193,7 @@ Result<ExportOutcome> export_episode(const std::string& run_dir, const std::stri
   if (error || !spec.is_object())
     return Status(StatusCode::internal, "the store's description of task '" + episode->key.task_id + "' is not JSON");
   const auto& task = spec.as_object();
-  std::string reference_path = task.contains("reference_path") ? std::string(task.at("reference_path").as_string()) : "";
+  std::string reference_path = task.contains("reference") ? std::string(task.at("reference").as_string()) : "";
   std::ifstream reference_file(reference_path);
   if (reference_path.empty() || !reference_file)
     return Status(StatusCode::not_found, "the reference of task '" + episode->key.task_id + "' (" + reference_path +

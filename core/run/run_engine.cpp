@@ -21,6 +21,7 @@
 #include "run/interrupt.hpp"
 #include "run/progress.hpp"
 #include "store/run_store.hpp"
+#include "tasks/task_json.hpp"
 
 namespace tritongym::run {
 
@@ -158,7 +159,7 @@ Result<results::RunInfo> open_run_row(store::RunStore& store, const config::RunC
   int64_t whole = static_cast<int64_t>(resources.tasks.size() * run.models.size() * run.workflows.size()) * run.samples;
   if (Status status = store.set_meta("total_episodes", std::to_string(whole)); !status.is_ok()) return status;
   for (const auto& task : resources.tasks)
-    if (Status status = store.write_task(task.id, task_json(task)); !status.is_ok()) return status;
+    if (Status status = store.write_task(task.id, boost::json::serialize(tasks::task_json(task))); !status.is_ok()) return status;
   return info;
 }
 

@@ -23,8 +23,7 @@ class GreedyWorkflow final : public Workflow {
 
   Result<WorkflowOutcome> run(EpisodeContext& episode) noexcept override {
     try {
-      bool can_test = false;
-      for (const auto& tool : episode.tools()) can_test = can_test || tool.name == "test";
+      const bool can_test = offers_tool(episode, "test");
 
       ChatRequest request;
       request.temperature = config_.temperature;

@@ -14,11 +14,11 @@
 #include "process/subprocess.hpp"
 #include "report/report.hpp"
 #include "support/synthetic_run.hpp"
+#include "support/test_support.hpp"
 
 namespace tritongym::report {
 namespace {
 
-namespace fs = std::filesystem;
 
 std::string find_chromium() {
   if (const char* configured = std::getenv("TRITONGYM_CHROMIUM"); configured && *configured) return configured;
@@ -32,22 +32,16 @@ class HtmlReportInChromium : public ::testing::Test {
   void SetUp() override {
     chromium_ = find_chromium();
     if (chromium_.empty()) GTEST_SKIP() << "no chromium binary on PATH (apt-get install chromium; scripts/setup.sh does)";
-    char pattern[] = "/tmp/tritongym-html-report-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    folder_ = pattern;
     auto report = build_report(test_data::synthetic_run(true), test_data::synthetic_episodes());
-    std::ofstream(folder_ / "report.html") << render_html(report, test_data::synthetic_transcript);
-  }
-  void TearDown() override {
-    if (!folder_.empty()) fs::remove_all(folder_);
+    folder_.write("report.html", render_html(report, test_data::synthetic_transcript));
   }
 
   // The DOM after the page's scripts ran, and the browser's log (console messages appear as ":CONSOLE").
   process::ProcessResult open(const std::string& fragment) {
     process::ProcessOptions options;
     options.argv = {chromium_, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                    "--user-data-dir=" + (folder_ / "profile").string(), "--enable-logging=stderr", "--v=0",
-                    "--virtual-time-budget=5000", "--dump-dom", "file://" + (folder_ / "report.html").string() + fragment};
+                    "--user-data-dir=" + (folder_.path() / "profile").string(), "--enable-logging=stderr", "--v=0",
+                    "--virtual-time-budget=5000", "--dump-dom", "file://" + (folder_.path() / "report.html").string() + fragment};
     options.timeout_s = 120;
     options.max_output_bytes = 64 << 20;
     auto result = process::run_process(options);
@@ -64,7 +58,7 @@ class HtmlReportInChromium : public ::testing::Test {
   }
 
   std::string chromium_;
-  fs::path folder_;
+  testing::TemporaryDirectory folder_;
 };
 
 // (model, workflow) of each row of the overall leaderboard, in DOM order.

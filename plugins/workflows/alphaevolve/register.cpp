@@ -59,11 +59,7 @@ class AlphaEvolveWorkflow final : public Workflow {
 
   Result<WorkflowOutcome> run(EpisodeContext& episode) noexcept override {
     try {
-      bool can_test = false, can_submit = false;
-      for (const auto& tool : episode.tools()) {
-        can_test = can_test || tool.name == "test";
-        can_submit = can_submit || tool.name == "submit";
-      }
+      const bool can_test = offers_tool(episode, "test"), can_submit = offers_tool(episode, "submit");
       std::mt19937_64 random(static_cast<uint64_t>(config_.random_seed) * 1000003u +
                              static_cast<uint64_t>(episode.sample_index()));
       std::vector<Program> database;

@@ -30,11 +30,7 @@ class BestOfNWorkflow final : public Workflow {
 
   Result<WorkflowOutcome> run(EpisodeContext& episode) noexcept override {
     try {
-      bool can_test = false, can_submit = false;
-      for (const auto& tool : episode.tools()) {
-        can_test = can_test || tool.name == "test";
-        can_submit = can_submit || tool.name == "submit";
-      }
+      const bool can_test = offers_tool(episode, "test"), can_submit = offers_tool(episode, "submit");
       WorkflowOutcome outcome;
       int64_t answered = 0, passed_at = 0;
       for (int64_t k = 1; k <= config_.n && !episode.budget_exhausted(); ++k) {

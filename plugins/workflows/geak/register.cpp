@@ -46,11 +46,9 @@ class GeakWorkflow final : public Workflow {
 
   Result<WorkflowOutcome> run(EpisodeContext& episode) noexcept override {
     try {
-      for (const auto& tool : episode.tools()) {
-        has_compile_ = has_compile_ || tool.name == "compile";
-        has_test_ = has_test_ || tool.name == "test";
-        has_submit_ = has_submit_ || tool.name == "submit";
-      }
+      has_compile_ = offers_tool(episode, "compile");
+      has_test_ = offers_tool(episode, "test");
+      has_submit_ = offers_tool(episode, "submit");
       std::vector<Line> lines(static_cast<size_t>(config_.candidates));
       bool stop = false;
       for (int64_t round = 0; round <= config_.iterations && !stop; ++round) {

@@ -33,11 +33,7 @@ class LeaderWorkflow final : public Workflow {
 
   Result<WorkflowOutcome> run(EpisodeContext& episode) noexcept override {
     try {
-      bool can_test = false, can_submit = false;
-      for (const auto& tool : episode.tools()) {
-        can_test = can_test || tool.name == "test";
-        can_submit = can_submit || tool.name == "submit";
-      }
+      const bool can_test = offers_tool(episode, "test"), can_submit = offers_tool(episode, "submit");
       std::string best, best_result = "not tested";
       bool best_passes = false;
       std::string feedback;  // what the model reads about its last attempt

@@ -42,6 +42,13 @@ class EpisodeContext {
   virtual void log(LogLevel level, std::string_view message) noexcept = 0;
 };
 
+// Whether this run offers the tool `name` ("test", "submit", ...): workflows adapt to the tools they get.
+inline bool offers_tool(const EpisodeContext& episode, std::string_view name) {
+  for (const auto& tool : episode.tools())
+    if (tool.name == name) return true;
+  return false;
+}
+
 struct WorkflowOutcome {
   // The workflow's final answer. Empty: the core scores the last candidate the episode tested or
   // submitted (a budget that runs out still yields a score).
