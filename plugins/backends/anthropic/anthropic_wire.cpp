@@ -84,10 +84,7 @@ boost::json::object request_body(const ChatRequest& request, const AnthropicConf
   }
   if (auto temperature = request.temperature ? request.temperature : config.temperature) body["temperature"] = *temperature;
   if (config.stream) body["stream"] = true;
-  boost::system::error_code error;
-  boost::json::value extra = boost::json::parse(config.extra_body.text, error);
-  if (!error && extra.is_object())
-    for (const auto& entry : extra.as_object()) body[entry.key()] = entry.value();
+  http::merge_extra_body(body, config.extra_body.text);
   return body;
 }
 

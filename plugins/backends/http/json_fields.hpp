@@ -20,4 +20,13 @@ inline std::string json_text(const boost::json::object& object, const char* key)
   return value && value->is_string() ? std::string(value->as_string()) : std::string();
 }
 
+// Copies the keys of `extra_body_json` (a backend's `extra_body` config, a JSON object) over `body`:
+// provider options the backend does not model. Anything but an object is ignored.
+inline void merge_extra_body(boost::json::object& body, const std::string& extra_body_json) {
+  boost::system::error_code error;
+  boost::json::value extra = boost::json::parse(extra_body_json, error);
+  if (!error && extra.is_object())
+    for (const auto& entry : extra.as_object()) body[entry.key()] = entry.value();
+}
+
 }  // namespace tritongym::http

@@ -75,10 +75,7 @@ boost::json::object request_body(const ChatRequest& request, const OpenAiConfig&
     body["stream"] = true;
     body["stream_options"] = {{"include_usage", true}};
   }
-  boost::system::error_code error;
-  boost::json::value extra = boost::json::parse(config.extra_body.text, error);
-  if (!error && extra.is_object())
-    for (const auto& entry : extra.as_object()) body[entry.key()] = entry.value();
+  http::merge_extra_body(body, config.extra_body.text);
   return body;
 }
 

@@ -189,10 +189,9 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
                 reply["kernels"] = diagnostics.compiled_kernels(module)
             return reply
         results.append(outcome)
-    reply: dict[str, Any] = {"verdict": None, "cases": results}
+    reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module)}
     if guard is not None:
-        reply["timing"] = guard.measure(entry, plan, diagnostics.compiled_kernels(module))
-    reply["kernels"] = diagnostics.compiled_kernels(module)
+        reply["timing"] = guard.measure(entry, plan, reply["kernels"])
     return reply
 
 
