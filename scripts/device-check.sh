@@ -9,11 +9,18 @@
 # `run` prints the machine, `tritongym doctor`, every test binary's result (the gpu-labelled tests
 # included) and a summary table last; full logs go to $OUT (or ./device-logs). Switches:
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
-#   DEVICE_SUITES="a b"    which test binaries (default: all)  DEVICE_BENCH=1     oracle speedups
+#   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
-#   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml; its run folder comes back in
-#                          $OUT/oracle-run/shard-I-of-N (join the shards here with `tritongym merge`)
+#   DEVICE_DEADLINE=EPOCH  when the oracle run must stop (instead of DEVICE_ORACLE_RUN_SECONDS)
+#   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
+#                          store) after DEVICE_ORACLE_RUN_SECONDS; its folder is $OUT/oracle-run/shard-I-of-N.
+#                          A carried device-state/oracle-run/shard-I-of-N is resumed instead (`tritongym
+#                          resume`); join the finished shards here with `tritongym merge`.
+#
+#   scripts/device-check.sh lanes "VAR=x VAR=y" "VAR=z"   (on a machine of several GPUs)
+#       one `run` per argument, at once, the i-th on GPU i alone (CUDA_VISIBLE_DEVICES=i); the native module
+#       is built once first. Each lane's output is $OUT/lane-i.txt and its logs $OUT/lane-i.tgz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUNDLE=${TG_BUNDLE:-build/device-bundle}
@@ -38,13 +45,9 @@ bundle() {
   du -sh "$BUNDLE"
 }
 
-run() {
-  local out=${OUT:-$PWD/device-logs}
-  mkdir -p "$out"
-  export LD_LIBRARY_PATH="$PWD/$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export TRITONGYM_TEST_BUILD_DIR="$PWD/$BUNDLE" TRITONGYM_TEST_SOURCE_DIR="$PWD"
+build_native() {
+  local out=$1
   export TRITONGYM_PYTHON=${TRITONGYM_PYTHON:-$(command -v python3)}
-  local tg="$BUNDLE/bin/tritongym"
   echo "== building the native module for $TRITONGYM_PYTHON"
   if cmake -S plugins/executors/native -B /tmp/tritongym-native -DPython_EXECUTABLE="$TRITONGYM_PYTHON" \
        -DCMAKE_BUILD_TYPE=Release > "$out/native-build.log" 2>&1 && cmake --build /tmp/tritongym-native >> "$out/native-build.log" 2>&1; then
@@ -53,6 +56,35 @@ run() {
   else
     echo "native module did not build (see native-build.log)"; tail -5 "$out/native-build.log"
   fi
+}
+
+lanes() {
+  local final=${OUT:-$PWD/device-logs} lane=0
+  mkdir -p "$final"
+  build_native "$final"
+  for spec in "$@"; do
+    (
+      mkdir -p "/tmp/lane-$lane"
+      # shellcheck disable=SC2086  # a lane's spec is VAR=value words
+      status=0
+      env TG_BUNDLE="$BUNDLE" $spec CUDA_VISIBLE_DEVICES=$lane OUT="/tmp/lane-$lane" DEVICE_NATIVE_BUILT=1 bash "$0" run \
+        > "$final/lane-$lane.txt" 2>&1 || status=$?
+      echo "lane $lane ($spec) exited $status" >> "$final/lane-$lane.txt"
+      tar czf "$final/lane-$lane.tgz" -C /tmp "lane-$lane"
+    ) &
+    lane=$((lane + 1))
+  done
+  wait
+}
+
+run() {
+  local out=${OUT:-$PWD/device-logs}
+  mkdir -p "$out"
+  export LD_LIBRARY_PATH="$PWD/$BUNDLE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export TRITONGYM_TEST_BUILD_DIR="$PWD/$BUNDLE" TRITONGYM_TEST_SOURCE_DIR="$PWD"
+  export TRITONGYM_PYTHON=${TRITONGYM_PYTHON:-$(command -v python3)}
+  local tg="$BUNDLE/bin/tritongym"
+  [[ ${DEVICE_NATIVE_BUILT:-0} == 1 ]] || build_native "$out"
   date -u +"%Y-%m-%dT%H:%M:%SZ" | tee "$out/date.txt"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/nvidia-smi.txt" || true
   echo "== host links libcuda/libpython? (expect nothing)"
@@ -79,7 +111,7 @@ run() {
   grep -vE "^\S+\s+ok\s" "$out/tasks-check.txt" | tail -15
   summary+=("$(printf '%-26s %-7s %s' "tasks check (cuda)" "$tasks_status" "$(tail -1 "$out/tasks-check.txt")")")
   fi
-  for suite in ${DEVICE_SUITES:-gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests}; do
+  for suite in ${DEVICE_SUITES-gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests}; do
     local filter=()
     [[ $suite == gpu_tests && -n ${DEVICE_GTEST_FILTER:-} ]] && filter=(--gtest_filter="$DEVICE_GTEST_FILTER")
     if "$BUNDLE/bin/$suite" "${filter[@]}" > "$out/$suite.log" 2>&1; then status=ok; else status=FAILED; failed=1; fi
@@ -112,9 +144,20 @@ run() {
   fi
   if [[ -n ${DEVICE_ORACLE_RUN:-} ]]; then
     echo "== the oracle backend over every task (examples/oracle-all-tasks.yaml, shard $DEVICE_ORACLE_RUN)"
-    timeout "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" run examples/oracle-all-tasks.yaml --shard "$DEVICE_ORACLE_RUN" \
-      "output.dir=$out/oracle-run" > "$out/oracle-run.log" 2>&1 || true
-    grep -E "episodes recorded|Pass@1|^oracle" "$out/oracle-run.log" | head -12
+    local shard_dir="shard-${DEVICE_ORACLE_RUN%/*}-of-${DEVICE_ORACLE_RUN#*/}" carried
+    # DEVICE_DEADLINE (seconds since the epoch): stop the run then, whatever ran before it in this lane.
+    [[ -n ${DEVICE_DEADLINE:-} ]] && DEVICE_ORACLE_RUN_SECONDS=$((DEVICE_DEADLINE - $(date +%s)))
+    if (( ${DEVICE_ORACLE_RUN_SECONDS:-500} < 30 )); then DEVICE_ORACLE_RUN_SECONDS=30; fi
+    carried="device-state/oracle-run/$shard_dir"
+    if [[ -f $carried/store.sqlite ]]; then
+      mkdir -p "$out/oracle-run" && cp -r "$carried" "$out/oracle-run/"
+      timeout -s INT -k 40 "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" resume "$out/oracle-run/$shard_dir" \
+        > "$out/oracle-run.log" 2>&1 || true
+    else
+      timeout -s INT -k 40 "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" run examples/oracle-all-tasks.yaml \
+        --shard "$DEVICE_ORACLE_RUN" "output.dir=$out/oracle-run" > "$out/oracle-run.log" 2>&1 || true
+    fi
+    grep -E "episodes recorded|Pass@1|^oracle" "$out/oracle-run.log" | head -12 || true
   fi
   echo "== summary"
   printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
@@ -124,5 +167,6 @@ run() {
 case "${1:-}" in
   bundle) bundle ;;
   run) run ;;
-  *) echo "usage: $0 bundle|run" >&2; exit 2 ;;
+  lanes) shift; lanes "$@" ;;
+  *) echo "usage: $0 bundle|run|lanes SPEC..." >&2; exit 2 ;;
 esac

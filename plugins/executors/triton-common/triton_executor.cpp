@@ -96,13 +96,40 @@ WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) c
   if (target_ == Target::interpreter) {
     launch.environment["TRITON_INTERPRET"] = "1";
     launch.environment["CUDA_VISIBLE_DEVICES"] = "";
-  } else if (role == "candidate" && reference_) {
-    // One GPU per candidate worker, round robin over the devices the reference worker saw.
-    const auto* devices = reference_->hello().if_contains("cuda_devices");
-    int64_t count = devices && devices->is_int64() ? std::max<int64_t>(devices->as_int64(), 1) : 1;
-    launch.environment["CUDA_VISIBLE_DEVICES"] = std::to_string(slot % count);
+  } else {
+    // The host's CUDA_VISIBLE_DEVICES (a run pinned to some GPUs) bounds every worker. The reference
+    // worker sees all of those GPUs; each candidate worker sees one, round robin over them.
+    std::vector<std::string> visible = visible_gpus();
+    if (role == "candidate" && reference_) {
+      int64_t gpu = slot % gpu_count_locked();
+      launch.environment["CUDA_VISIBLE_DEVICES"] =
+          visible.empty() ? std::to_string(gpu) : visible[static_cast<size_t>(gpu) % visible.size()];
+    } else if (!visible.empty()) {
+      std::string joined;
+      for (const auto& id : visible) joined += (joined.empty() ? "" : ",") + id;
+      launch.environment["CUDA_VISIBLE_DEVICES"] = joined;
+    }
   }
   return launch;
+}
+
+std::vector<std::string> TritonExecutor::visible_gpus() {
+  std::vector<std::string> ids;
+  const char* value = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!value || !*value) return ids;
+  std::string text(value);
+  for (size_t start = 0; start <= text.size();) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) ids.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return ids;
+}
+
+int64_t TritonExecutor::gpu_count_locked() const {
+  const auto* devices = reference_ ? reference_->hello().if_contains("cuda_devices") : nullptr;
+  return devices && devices->is_int64() ? std::max<int64_t>(devices->as_int64(), 1) : 1;
 }
 
 Status TritonExecutor::ensure_reference_worker() const {
@@ -121,6 +148,10 @@ Status TritonExecutor::ensure_reference_worker() const {
       return *(availability_ = Status(StatusCode::unavailable,
                                       "no GPU: torch in " + python_ + " sees no CUDA device (use triton-interpreter)"));
     }
+    if (config_.workers == 0) {  // automatic: one candidate worker per GPU, so that every GPU works
+      std::lock_guard pool(pool_mutex_);
+      capacity_ = gpu_count_locked();
+    }
   }
   availability_ = Status();
   return {};
@@ -137,7 +168,10 @@ Status TritonExecutor::availability() const noexcept {
 
 ExecutorInfo TritonExecutor::info() const noexcept {
   ExecutorInfo info;
-  info.parallel_slots = capacity_;
+  {
+    std::lock_guard pool(pool_mutex_);
+    info.parallel_slots = capacity_;
+  }
   info.reports_performance = target_ == Target::cuda;
   if (target_ == Target::interpreter) {
     info.device = "cpu (Triton interpreter)";
@@ -326,9 +360,11 @@ Result<std::unique_ptr<Worker>> TritonExecutor::acquire_worker() {
     release_worker(nullptr, false);
     return started;
   }
-  if (auto device = launch.environment.find("CUDA_VISIBLE_DEVICES"); device != launch.environment.end() &&
-                                                                      !device->second.empty())
-    (*started)->gpu = std::stoll(device->second);
+  // The GPU's index as the reference worker numbers them (the per-GPU locks, GPU 0 for the baselines).
+  if (target_ == Target::cuda) {
+    std::lock_guard lock(reference_mutex_);
+    (*started)->gpu = slot % gpu_count_locked();
+  }
   return started;
 }
 

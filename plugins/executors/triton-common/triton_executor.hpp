@@ -87,7 +87,9 @@ class TritonExecutor final : public Executor {
 
   Result<std::unique_ptr<Worker>> acquire_worker();
   void release_worker(std::unique_ptr<Worker> worker, bool keep);
-  WorkerLaunch launch_for(const std::string& role, int64_t slot) const;
+  WorkerLaunch launch_for(const std::string& role, int64_t slot) const;  // reference_mutex_ held
+  static std::vector<std::string> visible_gpus();  // the host's CUDA_VISIBLE_DEVICES, split
+  int64_t gpu_count_locked() const;                 // GPUs the reference worker sees (reference_mutex_ held)
 
   Target target_;
   TritonExecutorConfig config_;
@@ -117,12 +119,12 @@ class TritonExecutor final : public Executor {
   std::map<int64_t, std::shared_mutex> gpu_mutexes_;
   std::shared_mutex& gpu_mutex(int64_t gpu);
 
-  std::mutex pool_mutex_;
+  mutable std::mutex pool_mutex_;
   std::condition_variable pool_changed_;
   std::vector<std::unique_ptr<Worker>> idle_;
   int64_t running_workers_ = 0;
   int64_t next_slot_ = 0;
-  int64_t capacity_ = 1;
+  mutable int64_t capacity_ = 1;  // workers: 0 in the config becomes the GPU count once the reference worker is up
 };
 
 }  // namespace tritongym::triton_executor

@@ -36,7 +36,7 @@ class Worker {
   bool healthy() { return process_.running(); }
   void kill() { process_.kill_group(); }
   int64_t evaluations = 0;
-  int64_t gpu = 0;  // the device it runs on (its CUDA_VISIBLE_DEVICES), for the per-GPU timing lock
+  int64_t gpu = 0;  // its GPU as the reference worker numbers them, for the per-GPU timing lock
 
  private:
   Worker(process::ChildProcess process, std::string stderr_path)

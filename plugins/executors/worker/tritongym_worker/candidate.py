@@ -214,7 +214,9 @@ class _TimingGuard:
             self.problem = f"{type(error).__name__}: {error}"
         self.snapshot = integrity.Snapshot.take()
         self.threads = integrity.ThreadBaseline.take()
-        self.persisting_l2 = integrity.persisting_l2_bytes() or 0  # the driver may set some aside by default
+        # The driver may set some L2 aside by default; the harness sets none, so that any set-aside seen
+        # after a call is the candidate's, whatever size it picked (integrity.clear_persisting_l2).
+        self.persisting_l2 = integrity.clear_persisting_l2() or 0
 
     def measure(self, entry: Any, plan: dict[str, Any], compiled: list[dict[str, Any]]) -> dict[str, Any]:
         from . import measure

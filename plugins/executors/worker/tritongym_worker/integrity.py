@@ -32,8 +32,11 @@ API:
         outputs_identical that inputs were not modified.
     persisting_l2_bytes() -> int | None
         The context's persisting-L2 set-aside (cuCtxGetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE)) through
-        libcuda: > 0 means someone reserved L2 for an access-policy window. None without a driver or a
+        libcuda: > 0 means L2 is reserved for access-policy windows. None without a driver or a
         current context (it never initialises CUDA itself).
+    clear_persisting_l2() -> int | None
+        Sets that set-aside to 0 before the candidate is imported (the driver may reserve some by
+        default), so that any set-aside after a call was the candidate's; returns the limit read back.
     scrub(tensors) -> None
         Fills tensors with 0xFF bytes (NaN for floats) before they are freed, so that a later
         torch.empty cannot hand the candidate a block that still holds a correct result (run it on the
@@ -351,6 +354,21 @@ def persisting_l2_bytes() -> Optional[int]:
     if driver.cuCtxGetLimit(ctypes.byref(value), ctypes.c_int(0x06)) != 0:  # CU_LIMIT_PERSISTING_L2_CACHE_SIZE
         return None
     return int(value.value)
+
+
+def clear_persisting_l2() -> Optional[int]:
+    """Sets the context's persisting-L2 set-aside to 0 (drivers may reserve some by default: 11,796,480
+    bytes on the H200 seen here). With none set aside, any set-aside seen later was the candidate's doing,
+    whatever size it chose. Returns the limit read afterwards, None when the driver cannot say. Needs a
+    current context; touches only this process's context, never the device's clocks or state."""
+    import ctypes
+
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    driver.cuCtxSetLimit(ctypes.c_int(0x06), ctypes.c_size_t(0))  # refused: the reading below says so
+    return persisting_l2_bytes()
 
 
 def persisting_window_bytes(stream_handle: int) -> Optional[int]:

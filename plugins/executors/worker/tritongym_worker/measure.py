@@ -37,6 +37,7 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         where = provenance.summarize([{"name": k["name"], "us": k["total_us"]} for k in kernels],
                                      allowed, compiled_names or None)
         flags = timing.cross_check(times, session.harness_stream, session.outside)
+        flags += _l2_flags(persisting_l2_before)
         if where.get("reason"):
             flags.append("provenance: " + where["reason"])
         flags += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
@@ -57,15 +58,23 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     alive = integrity.threads_alive(threads_before)
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
     common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
+    common += [flag for flag in _l2_flags(persisting_l2_before) if not any(flag in shape["flags"] for shape in shapes)]
+    return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library()}
+
+
+def _l2_flags(persisting_l2_before: int) -> list[str]:
+    """Checked after every shape and at the end: a set-aside that changed and a window on the stream
+    (a candidate that pins and unpins around each call still leaves them set during some shape)."""
+    flags = []
     window = integrity.persisting_window_bytes(torch.cuda.current_stream().cuda_stream) or 0
     if window:
-        common.append(f"integrity: the candidate put a persisting L2 access-policy window of {window} bytes on the "
-                      "stream; data pinned in L2 across calls defeats cold-cache timing")
+        flags.append(f"integrity: the candidate put a persisting L2 access-policy window of {window} bytes on the "
+                     "stream; data pinned in L2 across calls defeats cold-cache timing")
     persisting = integrity.persisting_l2_bytes() or 0
     if persisting > persisting_l2_before:
-        common.append(f"integrity: the candidate raised the persisting L2 set-aside from {persisting_l2_before} to "
-                      f"{persisting} bytes; data pinned in L2 across calls defeats cold-cache timing")
-    return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library()}
+        flags.append(f"integrity: the candidate raised the persisting L2 set-aside from {persisting_l2_before} to "
+                     f"{persisting} bytes; data pinned in L2 across calls defeats cold-cache timing")
+    return flags
 
 
 def _tolerance(given: dict[str, Any]) -> tuple[float, float]:
