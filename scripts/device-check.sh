@@ -20,7 +20,8 @@
 #
 #   scripts/device-check.sh lanes "VAR=x VAR=y" "VAR=z"   (on a machine of several GPUs)
 #       one `run` per argument, at once, the i-th on GPU i alone (CUDA_VISIBLE_DEVICES=i); the native module
-#       is built once first. Each lane's output is $OUT/lane-i.txt and its logs $OUT/lane-i.tgz.
+#       is built once first. Each lane's output is $OUT/lane-i.txt and its logs $OUT/lane-i.tgz, packed
+#       also when DEVICE_LANE_DEADLINE (seconds since the epoch) stops the lane.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUNDLE=${TG_BUNDLE:-build/device-bundle}
@@ -33,6 +34,8 @@ bundle() {
     dir=$(dirname "$plugin"); mkdir -p "$BUNDLE/plugins/$(basename "$dir")"
     cp "$plugin" "$BUNDLE/plugins/$(basename "$dir")/"
     for so in "$dir"/*.so; do install -s -m 644 "$so" "$BUNDLE/plugins/$(basename "$dir")/"; done
+    # The plugin's data files (a DSL's rules and reference, ...).
+    find "$dir" -maxdepth 1 -type f ! -name '*.so' ! -name plugin.yaml -exec cp {} "$BUNDLE/plugins/$(basename "$dir")/" \;
   done
   cp -r build/tests/fixture-plugins "$BUNDLE/tests/"
   # The worker package (the native module is rebuilt there, for that machine's Python).
@@ -66,8 +69,10 @@ lanes() {
     (
       mkdir -p "/tmp/lane-$lane"
       # shellcheck disable=SC2086  # a lane's spec is VAR=value words
-      status=0
-      env TG_BUNDLE="$BUNDLE" $spec CUDA_VISIBLE_DEVICES=$lane OUT="/tmp/lane-$lane" DEVICE_NATIVE_BUILT=1 bash "$0" run \
+      status=0 limit=()
+      # DEVICE_LANE_DEADLINE (seconds since the epoch): the lane is stopped then, and its logs still packed.
+      [[ -n ${DEVICE_LANE_DEADLINE:-} ]] && limit=(timeout -k 15 $((DEVICE_LANE_DEADLINE - $(date +%s))))
+      "${limit[@]}" env TG_BUNDLE="$BUNDLE" $spec CUDA_VISIBLE_DEVICES=$lane OUT="/tmp/lane-$lane" DEVICE_NATIVE_BUILT=1 bash "$0" run \
         > "$final/lane-$lane.txt" 2>&1 || status=$?
       echo "lane $lane ($spec) exited $status" >> "$final/lane-$lane.txt"
       tar czf "$final/lane-$lane.tgz" -C /tmp "lane-$lane"

@@ -4,6 +4,7 @@
 
 #include <sys/prctl.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -396,7 +397,20 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (const auto& set : shape.sets)
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
+    // The reference worker computes on GPU 0: never while a candidate is being timed there.
+    std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
+    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, compare, baselines}.
+    boost::json::object phases;
+    auto clock = std::chrono::steady_clock::now();
+    auto lap = [&phases, &clock](const char* phase) {
+      auto now = std::chrono::steady_clock::now();
+      phases[phase] = std::chrono::duration<double>(now - clock).count();
+      clock = now;
+    };
+    if (target_ == Target::cuda) reference_gpu.lock();
     auto prepared = prepare_references(request.task, to_prepare);
+    lap("prepare");
+    if (reference_gpu.owns_lock()) reference_gpu.unlock();
     if (!prepared) return prepared.status();
     std::vector<std::string> warnings =
         request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
@@ -422,13 +436,16 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
                             {"keep_folder", config_.keep_folders}};
     if (timed) run["timing"] = timing_plan_json(request.task, timing);
+    clock = std::chrono::steady_clock::now();
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
+    lap("candidate");
 
     EvaluationResult result;
     result.warnings = warnings;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
                                {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
     if (!warnings.empty()) record["warnings"] = boost::json::value_from(warnings);
+    record["phase_seconds"] = phases;
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
     if (!reply) {
       // The fork server itself hung or died: the candidate took the whole worker down.
@@ -485,7 +502,12 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (size_t s = 0; s < timing.size(); ++s)
         for (size_t i = 0; i < timing[s].sets.size(); ++i)
           produced.push_back({timing[s].sets[i], folder + "/timed-" + std::to_string(s) + "-" + std::to_string(i) + ".pt"});
+    if (target_ == Target::cuda && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
+    clock = std::chrono::steady_clock::now();
     auto compared = compare(produced, request.task);
+    if (reference_gpu.owns_lock()) reference_gpu.unlock();
+    lap("compare");
+    record["phase_seconds"] = phases;
     release_worker(std::move(worker), true);  // only now: the next run may remove the output folder
     if (!compared) return compared.status();
 
@@ -558,7 +580,10 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       auto ceilings = machine_ceilings();
       boost::json::array measured;
       if (ceilings) {
+        clock = std::chrono::steady_clock::now();
         auto found = baselines(request.task, timing, *ceilings);
+        lap("baselines");
+        record["phase_seconds"] = phases;
         if (found) measured = std::move(found.value());
         else record["baseline_error"] = found.status().message();
       } else {

@@ -152,7 +152,7 @@ class ReferenceRole:
                 result["problem"] = f"{label} has dtype {str(got.dtype).replace('torch.', '')}, expected " \
                                     f"{str(want.dtype).replace('torch.', '')}"
                 return result
-            verdict = _compare_tensors(got, want, atol, rtol)
+            verdict = _compare_tensors(got, want, atol, rtol, self.device)
             worst_abs, worst_rel = max(worst_abs, verdict["max_abs"]), max(worst_rel, verdict["max_rel"])
             if verdict["mismatch"] and not result["first_mismatch"]:
                 result["first_mismatch"] = f"{label}{verdict['mismatch']}"
@@ -183,36 +183,47 @@ def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
     }
 
 
-def _compare_tensors(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float) -> dict[str, Any]:
+COMPARE_CHUNK = 1 << 24  # elements per slice: bounds the float64 temporaries to a few hundred MB
+
+
+def _compare_tensors(got: torch.Tensor, want: torch.Tensor, atol: float, rtol: float,
+                     device: str | None = None) -> dict[str, Any]:
+    """Elementwise |got - want| <= atol + rtol * |want|, in float64, slice by slice on `device` (the
+    reference worker's GPU when it has one: a CPU pass over a few hundred million elements takes many
+    seconds). NaN and Inf never pass unless the reference has the same non-finite value there. Returns
+    the largest absolute and relative errors and the first mismatch, with how many elements are off."""
     if got.numel() == 0:
         return {"max_abs": 0.0, "max_rel": 0.0, "mismatch": ""}
-    if not got.dtype.is_floating_point:
-        bad = got != want
-        first = bad.flatten().nonzero()
-        mismatch = ""
-        if first.numel():
-            flat = int(first[0])
-            mismatch = f"[{_unravel(flat, got.shape)}] = {got.flatten()[flat].item()}, expected {want.flatten()[flat].item()}"
-        diff = (got.double() - want.double()).abs()
-        return {"max_abs": float(diff.max()), "max_rel": float((diff / want.double().abs().clamp_min(1e-12)).max()),
-                "mismatch": mismatch}
-    g, w = got.double(), want.double()
-    diff = (g - w).abs()
-    # NaN and Inf never pass: a non-finite value is a mismatch unless the reference has the same one.
-    same_nonfinite = (~torch.isfinite(w)) & ((g == w) | (torch.isnan(g) & torch.isnan(w)))
-    diff = torch.where(same_nonfinite, torch.zeros_like(diff), diff)
-    diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
-    bad = diff > (atol + rtol * w.abs().nan_to_num(posinf=0, neginf=0))
-    rel = diff / w.abs().clamp_min(1e-12)
+    flat_got, flat_want = got.reshape(-1), want.reshape(-1)
+    floating = got.dtype.is_floating_point
+    max_abs = max_rel = 0.0
+    count, first = 0, -1
+    for begin in range(0, flat_got.numel(), COMPARE_CHUNK):
+        g = flat_got[begin:begin + COMPARE_CHUNK].to(device or flat_got.device).double()
+        w = flat_want[begin:begin + COMPARE_CHUNK].to(g.device).double()
+        diff = (g - w).abs()
+        if floating:
+            same_nonfinite = (~torch.isfinite(w)) & ((g == w) | (torch.isnan(g) & torch.isnan(w)))
+            diff = torch.where(same_nonfinite, torch.zeros_like(diff), diff)
+            diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
+            bad = diff > (atol + rtol * w.abs().nan_to_num(posinf=0, neginf=0))
+        else:
+            bad = g != w  # integers and booleans: exact
+        max_abs = max(max_abs, float(diff.max()))
+        max_rel = max(max_rel, float((diff / w.abs().clamp_min(1e-12)).max()))
+        here = int(bad.sum())
+        if here and first < 0:
+            first = begin + int(bad.nonzero()[0])
+        count += here
     mismatch = ""
-    first = bad.flatten().nonzero()
-    if first.numel():
-        flat = int(first[0])
-        count = int(bad.sum())
-        mismatch = (f"[{_unravel(flat, got.shape)}] = {g.flatten()[flat].item():.6g}, expected "
-                    f"{w.flatten()[flat].item():.6g} ({count} of {got.numel()} elements outside atol={atol:g}, "
-                    f"rtol={rtol:g})")
-    return {"max_abs": float(diff.max()), "max_rel": float(rel.max()), "mismatch": mismatch}
+    if first >= 0:
+        g_value, w_value = flat_got[first].item(), flat_want[first].item()
+        if floating:
+            mismatch = (f"[{_unravel(first, got.shape)}] = {g_value:.6g}, expected {w_value:.6g} ({count} of "
+                        f"{got.numel()} elements outside atol={atol:g}, rtol={rtol:g})")
+        else:
+            mismatch = f"[{_unravel(first, got.shape)}] = {g_value}, expected {w_value}"
+    return {"max_abs": max_abs, "max_rel": max_rel, "mismatch": mismatch}
 
 
 def _unravel(flat: int, shape: torch.Size) -> str:
