@@ -80,9 +80,13 @@ def main() -> int:
     chosen = candidates(tasks)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
         batch.write("".join(f"{task} {path}\n" for task, path in chosen))
+    # Each phase says when it ends, so that a bench stopped at a time limit still tells how far it got.
     first_s, first = warm(args.tritongym, batch.name, args.device)
+    print(f"warm pool, first pass: {len(first)} verdicts in {first_s:.1f} s", flush=True)
     steady_s, steady = warm(args.tritongym, batch.name, args.device)
+    print(f"warm pool, steady state: {len(steady)} verdicts in {steady_s:.1f} s", flush=True)
     cold_s, cold_results = cold(args.tasks_json, chosen, args.device)
+    print(f"cold process per candidate: {len(cold_results)} verdicts in {cold_s:.1f} s", flush=True)
     n = len(chosen)
     rows = []
     same = 0

@@ -1,6 +1,7 @@
 #include "run/merge_runs.hpp"
 
 #include <boost/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -34,6 +35,20 @@ struct LoadedStore {
 };
 
 // "line 12: `samples: 2` here, `samples: 3` there", for a clear refusal.
+// The resolved config as shards of one run must share it: without output.dir, since each shard may
+// have been written elsewhere (another machine, a GPU's own folder) before it was fetched.
+std::string comparable_config(const std::string& resolved_yaml) {
+  try {
+    YAML::Node root = YAML::Load(resolved_yaml);
+    if (root.IsMap() && root["output"] && root["output"].IsMap()) root["output"].remove("dir");
+    YAML::Emitter out;
+    out << root;
+    return out.c_str();
+  } catch (const YAML::Exception&) {
+    return resolved_yaml;  // compared as text
+  }
+}
+
 std::string first_difference(const std::string& one, const std::string& other) {
   std::istringstream a(one), b(other);
   std::string line_a, line_b;
@@ -97,10 +112,12 @@ Result<MergeOutcome> merge_runs(const std::vector<std::string>& run_dirs, const 
   std::optional<int64_t> shard_count;
   std::set<int64_t> shard_indexes;
   for (const auto& store : stores) {
-    if (store.run.resolved_config_yaml != first.run.resolved_config_yaml)
+    const std::string mine = comparable_config(store.run.resolved_config_yaml);
+    const std::string theirs = comparable_config(first.run.resolved_config_yaml);
+    if (mine != theirs)
       return Status(StatusCode::failed_precondition,
                     store.dir + " and " + first.dir + " are not shards of the same run: their resolved configs differ (" +
-                        first_difference(first.run.resolved_config_yaml, store.run.resolved_config_yaml) + ")");
+                        first_difference(theirs, mine) + ")");
     if (store.shard.empty() || store.shard == "merged") continue;
     auto shard = parse_shard(store.shard);
     if (!shard) return Status(StatusCode::failed_precondition, store.dir + ": unreadable shard '" + store.shard + "'");

@@ -323,6 +323,25 @@ TEST(RunEngine, ShardsMergeIntoTheUnshardedRun) {
   EXPECT_EQ(unrelated.exit_code, 1);
   EXPECT_NE(unrelated.stderr_text.find("are not shards of the same run"), std::string::npos) << unrelated.stderr_text;
   EXPECT_NE(unrelated.stderr_text.find("seed: 7"), std::string::npos) << unrelated.stderr_text;
+
+  // Shards written to different folders (each GPU or machine its own) are still one run.
+  fs::create_directories(folder.path() / "moved");
+  fs::copy_file(base + "/shard-1-of-2/run.sqlite", folder.path() / "moved/run.sqlite");
+  {
+    auto moved = store::RunStore::open((folder.path() / "moved/run.sqlite").string());
+    ASSERT_TRUE(moved);
+    auto info = moved->load_run().value();
+    auto output = info.resolved_config_yaml.find("output:");
+    ASSERT_NE(output, std::string::npos) << info.resolved_config_yaml;
+    auto dir = info.resolved_config_yaml.find("dir: ", output);
+    ASSERT_NE(dir, std::string::npos) << info.resolved_config_yaml;
+    info.resolved_config_yaml.insert(dir + 5, "/elsewhere");
+    ASSERT_TRUE(moved->write_run(info));
+  }
+  auto relocated = run_cli({"merge", base + "/shard-0-of-2", (folder.path() / "moved").string(), "--into",
+                            (folder.path() / "relocated").string()});
+  EXPECT_EQ(relocated.exit_code, 0) << relocated.stderr_text;
+  EXPECT_EQ(count_rows((folder.path() / "relocated/run.sqlite").string(), "SELECT COUNT(*) FROM episodes"), 6);
 }
 
 TEST(RunEngine, ExportWritesAModuleWhoseTestPassesOnTheInterpreter) {
