@@ -48,6 +48,21 @@ bundle() {
   du -sh "$BUNDLE"
 }
 
+# interrupt_after SECONDS COMMAND...: Ctrl-C after SECONDS (running episodes finish and are recorded), a
+# second Ctrl-C 30 s later (stop at once; the store stays consistent), SIGKILL 15 s after that.
+interrupt_after() {
+  local seconds=$1; shift
+  "$@" &
+  local pid=$! step
+  for step in "$seconds:INT" "30:INT" "15:KILL"; do
+    local wait_s=${step%%:*} elapsed=0
+    while (( elapsed < wait_s )) && kill -0 "$pid" 2>/dev/null; do sleep 1; elapsed=$((elapsed + 1)); done
+    kill -0 "$pid" 2>/dev/null || break
+    kill -s "${step#*:}" "$pid" 2>/dev/null || true
+  done
+  wait "$pid" || true
+}
+
 build_native() {
   local out=$1
   export TRITONGYM_PYTHON=${TRITONGYM_PYTHON:-$(command -v python3)}
@@ -154,12 +169,12 @@ run() {
     [[ -n ${DEVICE_DEADLINE:-} ]] && DEVICE_ORACLE_RUN_SECONDS=$((DEVICE_DEADLINE - $(date +%s)))
     if (( ${DEVICE_ORACLE_RUN_SECONDS:-500} < 30 )); then DEVICE_ORACLE_RUN_SECONDS=30; fi
     carried="device-state/oracle-run/$shard_dir"
-    if [[ -f $carried/store.sqlite ]]; then
+    if [[ -f $carried/run.sqlite ]]; then
       mkdir -p "$out/oracle-run" && cp -r "$carried" "$out/oracle-run/"
-      timeout -s INT -k 40 "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" resume "$out/oracle-run/$shard_dir" \
+      interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" resume "$out/oracle-run/$shard_dir" \
         > "$out/oracle-run.log" 2>&1 || true
     else
-      timeout -s INT -k 40 "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" run examples/oracle-all-tasks.yaml \
+      interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" run examples/oracle-all-tasks.yaml \
         --shard "$DEVICE_ORACLE_RUN" "output.dir=$out/oracle-run" > "$out/oracle-run.log" 2>&1 || true
     fi
     grep -E "episodes recorded|Pass@1|^oracle" "$out/oracle-run.log" | head -12 || true
