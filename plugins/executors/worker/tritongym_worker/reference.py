@@ -60,8 +60,10 @@ class ReferenceRole:
                     torch.cuda.synchronize()
                 _save_atomically({"inputs": [_to_cpu(v) for v in values]}, inputs_path)
                 _save_atomically({"outputs": [o.detach().cpu() for o in outputs]}, reference_path)
-            outputs = torch.load(reference_path, weights_only=True)["outputs"]
-            prepared.append({"key": case["key"], "outputs": [describe_output(o) for o in outputs]})
+            else:
+                outputs = torch.load(reference_path, weights_only=True, map_location=self.device)["outputs"]
+            # On the device: on a CPU, describing an output of 128M elements took 12 s here.
+            prepared.append({"key": case["key"], "outputs": [describe_output(o.detach()) for o in outputs]})
         return {"ok": True, "cases": prepared}
 
     def ceilings(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +166,8 @@ class ReferenceRole:
 
 
 def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
-    """What a degeneracy check needs: spread, size, the axes along which nothing varies, a digest."""
+    """What a degeneracy check needs: spread, size, the axes along which nothing varies, a digest.
+    Computed where the tensor is (the reference worker's GPU), the digest over its bytes on the CPU."""
     values = tensor.double()
     finite = values[torch.isfinite(values)] if values.numel() else values
     constant_axes = []
@@ -178,7 +181,7 @@ def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
         "max_abs": float(finite.abs().max()) if finite.numel() else 0.0,
         "non_finite": int((~torch.isfinite(values)).sum()) if values.numel() else 0,
         "constant_axes": constant_axes,
-        "digest": hashlib.sha256(tensor.reshape(-1).contiguous().view(torch.uint8).numpy().tobytes()).hexdigest()[:16]
+        "digest": hashlib.sha256(tensor.reshape(-1).contiguous().view(torch.uint8).cpu().numpy().tobytes()).hexdigest()[:16]
         if tensor.numel() else "",
     }
 
