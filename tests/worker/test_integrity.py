@@ -186,3 +186,21 @@ def test_scrub_fills_with_nan():
 def test_persisting_l2_without_a_context():
     assert integrity.persisting_l2_bytes() in (None, 0)
     assert integrity.clear_persisting_l2() in (None, 0)  # no context: nothing to clear, nothing initialised
+
+
+def test_output_payload_says_unchanged_inputs_without_copying_them():
+    originals = [torch.arange(6, dtype=torch.float32), 3]
+    inputs = [originals[0].clone(), 3]
+    payload = integrity.output_payload([inputs[0] * 2], inputs, originals)
+    assert payload["inputs_unchanged"] is True and "inputs_after" not in payload
+    assert torch.equal(payload["outputs"][0], torch.arange(6, dtype=torch.float32) * 2)
+
+
+def test_output_payload_keeps_changed_inputs_for_the_reference_worker():
+    originals = [torch.tensor([1.0, float("nan")])]
+    inputs = [originals[0].clone()]
+    assert integrity.output_payload([], inputs, originals).get("inputs_unchanged") is True  # NaN where NaN was
+    inputs[0][0] = 5.0
+    payload = integrity.output_payload([], inputs, originals)
+    assert "inputs_unchanged" not in payload
+    assert payload["inputs_after"][0][0].item() == 5.0

@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any
 
-from . import diagnostics, sandbox
+from . import diagnostics, integrity, sandbox
 
 MAX_CAPTURE_BYTES = 64 * 1024
 
@@ -163,8 +163,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     for case in request.get("cases", []):
         outcome: dict[str, Any] = {"key": case["key"], "status": "ok"}
         try:
-            inputs = torch.load(case["inputs"], weights_only=True)["inputs"]
-            inputs = [value.to(role.device) if isinstance(value, torch.Tensor) else value for value in inputs]
+            originals = torch.load(case["inputs"], weights_only=True)["inputs"]
+            # A copy even on the CPU: the candidate may write to its inputs, and the originals must not change.
+            inputs = [value.to(role.device, copy=True) if isinstance(value, torch.Tensor) else value
+                      for value in originals]
             _poison_allocator(inputs, role.device)
             started = time.perf_counter()
             with torch.no_grad():
@@ -177,9 +179,7 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
             if problem:
                 outcome.update({"status": "bad_output", "error": problem})
             elif case.get("output"):
-                torch.save({"outputs": [o.detach().cpu() for o in outputs],
-                            "inputs_after": [v.detach().cpu() if isinstance(v, torch.Tensor) else v for v in inputs]},
-                           case["output"])
+                torch.save(integrity.output_payload(outputs, inputs, originals), case["output"])
         except BaseException as error:
             verdict = diagnostics.classify(error, during_import=False)
             results.append({**outcome, "status": "error"})

@@ -47,9 +47,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
             if not all(integrity.is_plain_tensor(o) for o in outputs):
                 flags.append("integrity: a timed call returned something other than plain tensors")
                 continue
-            torch.save({"outputs": [o.detach().cpu() for o in outputs],
-                        "inputs_after": [v.detach().cpu() if isinstance(v, torch.Tensor) else v
-                                         for v in input_sets[int(check["set"])]]}, check["output"])
+            originals = torch.load(shape["sets"][int(check["set"])], weights_only=True)["inputs"]
+            torch.save(integrity.output_payload(outputs, input_sets[int(check["set"])], originals), check["output"])
         shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2,
                        "kernels": kernels, "library_fraction": where.get("library_fraction", 0.0),
                        "flags": flags})

@@ -126,18 +126,22 @@ class ReferenceRole:
         if atol is None or rtol is None:
             atol, rtol = DEFAULT_TOLERANCE.get(case.get("dtype", "float32"), (1e-5, 1e-5))
         expected = torch.load(case["reference"], weights_only=True)["outputs"]
-        original_inputs = torch.load(case["inputs"], weights_only=True)["inputs"]
         try:
             produced = torch.load(case["output"], weights_only=True)
         except Exception as error:  # a missing or corrupt file is the candidate's failure
             result["problem"] = f"the candidate's output could not be read: {error}"
             return result
-        outputs, inputs_after = produced.get("outputs", []), produced.get("inputs_after", [])
-
-        for index, (before, after) in enumerate(zip(original_inputs, inputs_after)):
-            if isinstance(before, torch.Tensor) and not _same(before, after):
-                result["problem"] = f"input {index} was modified by the candidate; inputs must stay unchanged"
+        outputs = produced.get("outputs", [])
+        if produced.get("inputs_unchanged") is not True:  # the child found a change, or said nothing
+            original_inputs = torch.load(case["inputs"], weights_only=True)["inputs"]
+            inputs_after = produced.get("inputs_after", [])
+            if len(inputs_after) != len(original_inputs):
+                result["problem"] = "the inputs after the call were not saved; inputs must stay unchanged"
                 return result
+            for index, (before, after) in enumerate(zip(original_inputs, inputs_after)):
+                if isinstance(before, torch.Tensor) and not _same(before, after):
+                    result["problem"] = f"input {index} was modified by the candidate; inputs must stay unchanged"
+                    return result
         if len(outputs) != len(expected):
             result["problem"] = f"returned {len(outputs)} output tensor(s), expected {len(expected)}"
             return result
