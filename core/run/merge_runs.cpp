@@ -34,7 +34,6 @@ struct LoadedStore {
   std::vector<LoadedEpisode> episodes;
 };
 
-// "line 12: `samples: 2` here, `samples: 3` there", for a clear refusal.
 // The resolved config as shards of one run must share it: without output.dir, since each shard may
 // have been written elsewhere (another machine, a GPU's own folder) before it was fetched.
 std::string comparable_config(const std::string& resolved_yaml) {
@@ -49,6 +48,7 @@ std::string comparable_config(const std::string& resolved_yaml) {
   }
 }
 
+// "line 12: `samples: 2` here, `samples: 3` there", for a clear refusal.
 std::string first_difference(const std::string& one, const std::string& other) {
   std::istringstream a(one), b(other);
   std::string line_a, line_b;
