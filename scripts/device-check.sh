@@ -82,11 +82,13 @@ lanes() {
   build_native "$final"
   for spec in "$@"; do
     (
-      mkdir -p "/tmp/lane-$lane"
+      rm -rf "/tmp/lane-$lane" && mkdir -p "/tmp/lane-$lane"  # nothing left from an earlier call
+      status=0 limit=() deadline=${DEVICE_LANE_DEADLINE:-}
+      # DEVICE_LANE_DEADLINE (seconds since the epoch, here or in the lane's spec): the lane is stopped
+      # then, and its logs still packed.
+      for word in $spec; do [[ $word == DEVICE_LANE_DEADLINE=* ]] && deadline=${word#*=}; done
+      [[ -n $deadline ]] && limit=(timeout -k 15 $((deadline - $(date +%s))))
       # shellcheck disable=SC2086  # a lane's spec is VAR=value words
-      status=0 limit=()
-      # DEVICE_LANE_DEADLINE (seconds since the epoch): the lane is stopped then, and its logs still packed.
-      [[ -n ${DEVICE_LANE_DEADLINE:-} ]] && limit=(timeout -k 15 $((DEVICE_LANE_DEADLINE - $(date +%s))))
       "${limit[@]}" env TG_BUNDLE="$BUNDLE" $spec CUDA_VISIBLE_DEVICES=$lane OUT="/tmp/lane-$lane" DEVICE_NATIVE_BUILT=1 bash "$0" run \
         > "$final/lane-$lane.txt" 2>&1 || status=$?
       echo "lane $lane ($spec) exited $status" >> "$final/lane-$lane.txt"
