@@ -12,9 +12,9 @@
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
-#   DEVICE_DEADLINE=EPOCH  when the oracle run must stop (instead of DEVICE_ORACLE_RUN_SECONDS)
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
-#                          store) after DEVICE_ORACLE_RUN_SECONDS; its folder is $OUT/oracle-run/shard-I-of-N.
+#                          store) after DEVICE_ORACLE_RUN_SECONDS, or a minute before DEVICE_LANE_DEADLINE;
+#                          its folder is $OUT/oracle-run/shard-I-of-N.
 #                          A carried device-state/oracle-run/shard-I-of-N is resumed instead (`tritongym
 #                          resume`); join the finished shards here with `tritongym merge`.
 #
@@ -167,8 +167,9 @@ run() {
   if [[ -n ${DEVICE_ORACLE_RUN:-} ]]; then
     echo "== the oracle backend over every task (examples/oracle-all-tasks.yaml, shard $DEVICE_ORACLE_RUN)"
     local shard_dir="shard-${DEVICE_ORACLE_RUN%/*}-of-${DEVICE_ORACLE_RUN#*/}" carried
-    # DEVICE_DEADLINE (seconds since the epoch): stop the run then, whatever ran before it in this lane.
-    [[ -n ${DEVICE_DEADLINE:-} ]] && DEVICE_ORACLE_RUN_SECONDS=$((DEVICE_DEADLINE - $(date +%s)))
+    # In a lane with a deadline, the run is stopped a minute before it (Ctrl-C twice takes 45 s at most),
+    # whatever ran before it in the lane.
+    [[ -n ${DEVICE_LANE_DEADLINE:-} ]] && DEVICE_ORACLE_RUN_SECONDS=$((DEVICE_LANE_DEADLINE - 60 - $(date +%s)))
     if (( ${DEVICE_ORACLE_RUN_SECONDS:-500} < 30 )); then DEVICE_ORACLE_RUN_SECONDS=30; fi
     carried="device-state/oracle-run/$shard_dir"
     if [[ -f $carried/run.sqlite ]]; then

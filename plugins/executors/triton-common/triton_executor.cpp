@@ -102,9 +102,9 @@ WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) c
     // worker sees all of those GPUs; each candidate worker sees one, round robin over them.
     std::vector<std::string> visible = visible_gpus();
     if (role == "candidate" && reference_) {
-      int64_t gpu = slot % gpu_count_locked();
+      launch.gpu = slot % gpu_count_locked();
       launch.environment["CUDA_VISIBLE_DEVICES"] =
-          visible.empty() ? std::to_string(gpu) : visible[static_cast<size_t>(gpu) % visible.size()];
+          visible.empty() ? std::to_string(launch.gpu) : visible[static_cast<size_t>(launch.gpu) % visible.size()];
     } else if (!visible.empty()) {
       std::string joined;
       for (const auto& id : visible) joined += (joined.empty() ? "" : ",") + id;
@@ -357,15 +357,7 @@ Result<std::unique_ptr<Worker>> TritonExecutor::acquire_worker() {
     launch = launch_for("candidate", slot);
   }
   auto started = Worker::start(launch);
-  if (!started) {
-    release_worker(nullptr, false);
-    return started;
-  }
-  // The GPU's index as the reference worker numbers them (the per-GPU locks, GPU 0 for the baselines).
-  if (target_ == Target::cuda) {
-    std::lock_guard lock(reference_mutex_);
-    (*started)->gpu = slot % gpu_count_locked();
-  }
+  if (!started) release_worker(nullptr, false);
   return started;
 }
 

@@ -21,6 +21,7 @@ struct WorkerLaunch {
   int64_t memory_limit_bytes = 0;              // candidate children on the interpreter
   std::map<std::string, std::string> environment;  // the complete, minimal environment
   double start_timeout_s = 300;
+  int64_t gpu = 0;  // a candidate's GPU as the reference worker numbers them (becomes Worker::gpu)
 };
 
 class Worker {

@@ -25,7 +25,11 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
     shapes = []
     for shape in plan.get("shapes", []):
-        input_sets = [_load(path, device) for path in shape["sets"]]
+        # Loaded once: the copies on the GPU are timed, the ones on the CPU show afterwards whether a
+        # timed call changed its inputs.
+        originals = [torch.load(path, weights_only=True)["inputs"] for path in shape["sets"]]
+        input_sets = [[v.to(device, copy=True) if isinstance(v, torch.Tensor) else v for v in values]
+                      for values in originals]
         session = timing.time_functions({"candidate": entry}, input_sets, l2_bytes=l2_bytes,
                                         cold_l2=bool(plan.get("cold_l2", True)),
                                         target_seconds=float(plan.get("target_seconds", 0.4)), keep_outputs=True)
@@ -47,12 +51,12 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
             if not all(integrity.is_plain_tensor(o) for o in outputs):
                 flags.append("integrity: a timed call returned something other than plain tensors")
                 continue
-            originals = torch.load(shape["sets"][int(check["set"])], weights_only=True)["inputs"]
-            torch.save(integrity.output_payload(outputs, input_sets[int(check["set"])], originals), check["output"])
+            index = int(check["set"])
+            torch.save(integrity.output_payload(outputs, input_sets[index], originals[index]), check["output"])
         shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2,
                        "kernels": kernels, "library_fraction": where.get("library_fraction", 0.0),
                        "flags": flags})
-        del input_sets, times, session
+        del input_sets, originals, times, session
     replaced = snapshot.changed()
     alive = integrity.threads_alive(threads_before)
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
@@ -99,8 +103,3 @@ def _determinism(entry: Callable[..., Any], values: list[Any], atol: float, rtol
             for a, b in zip(first, second)):
         return ["determinism: two calls on identical inputs gave results that differ beyond the task's tolerance"]
     return []
-
-
-def _load(path: str, device: str) -> list[Any]:
-    values = torch.load(path, weights_only=True)["inputs"]
-    return [value.to(device) if isinstance(value, torch.Tensor) else value for value in values]
