@@ -13,7 +13,8 @@
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
-#                          store) after DEVICE_ORACLE_RUN_SECONDS, or a minute before DEVICE_LANE_DEADLINE;
+#                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
+#                          before DEVICE_LANE_DEADLINE: running episodes get the grace to finish;
 #                          its folder is $OUT/oracle-run/shard-I-of-N.
 #                          A carried device-state/oracle-run/shard-I-of-N is resumed instead (`tritongym
 #                          resume`); join the finished shards here with `tritongym merge`.
@@ -48,13 +49,13 @@ bundle() {
   du -sh "$BUNDLE"
 }
 
-# interrupt_after SECONDS COMMAND...: Ctrl-C after SECONDS (running episodes finish and are recorded), a
-# second Ctrl-C 30 s later (stop at once; the store stays consistent), SIGKILL 15 s after that.
+# interrupt_after SECONDS GRACE CMD...: Ctrl-C after SECONDS (a run starts no new episode and finishes the
+# running ones), Ctrl-C again GRACE seconds later (it stops at once), SIGKILL 15 s after that.
 interrupt_after() {
-  local seconds=$1; shift
+  local seconds=$1 grace=$2; shift 2
   "$@" &
   local pid=$! step
-  for step in "$seconds:INT" "30:INT" "15:KILL"; do
+  for step in "$seconds:INT" "$grace:INT" "15:KILL"; do
     local wait_s=${step%%:*} elapsed=0
     while (( elapsed < wait_s )) && kill -0 "$pid" 2>/dev/null; do sleep 1; elapsed=$((elapsed + 1)); done
     kill -0 "$pid" 2>/dev/null || break
@@ -167,17 +168,18 @@ run() {
   if [[ -n ${DEVICE_ORACLE_RUN:-} ]]; then
     echo "== the oracle backend over every task (examples/oracle-all-tasks.yaml, shard $DEVICE_ORACLE_RUN)"
     local shard_dir="shard-${DEVICE_ORACLE_RUN%/*}-of-${DEVICE_ORACLE_RUN#*/}" carried
-    # In a lane with a deadline, the run is stopped a minute before it (Ctrl-C twice takes 45 s at most),
-    # whatever ran before it in the lane.
-    [[ -n ${DEVICE_LANE_DEADLINE:-} ]] && DEVICE_ORACLE_RUN_SECONDS=$((DEVICE_LANE_DEADLINE - 60 - $(date +%s)))
+    # In a lane with a deadline, no episode starts after DEVICE_ORACLE_GRACE + 30 s before it: the running
+    # ones get DEVICE_ORACLE_GRACE seconds to finish (an episode stopped halfway is lost work).
+    local grace=${DEVICE_ORACLE_GRACE:-150}
+    [[ -n ${DEVICE_LANE_DEADLINE:-} ]] && DEVICE_ORACLE_RUN_SECONDS=$((DEVICE_LANE_DEADLINE - grace - 30 - $(date +%s)))
     if (( ${DEVICE_ORACLE_RUN_SECONDS:-500} < 30 )); then DEVICE_ORACLE_RUN_SECONDS=30; fi
     carried="device-state/oracle-run/$shard_dir"
     if [[ -f $carried/run.sqlite ]]; then
       mkdir -p "$out/oracle-run" && cp -r "$carried" "$out/oracle-run/"
-      interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" resume "$out/oracle-run/$shard_dir" \
+      interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$grace" "$tg" resume "$out/oracle-run/$shard_dir" \
         > "$out/oracle-run.log" 2>&1 || true
     else
-      interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$tg" run examples/oracle-all-tasks.yaml \
+      interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$grace" "$tg" run examples/oracle-all-tasks.yaml \
         --shard "$DEVICE_ORACLE_RUN" "output.dir=$out/oracle-run" > "$out/oracle-run.log" 2>&1 || true
     fi
     grep -E "episodes recorded|Pass@1|^oracle" "$out/oracle-run.log" | head -12 || true

@@ -2,6 +2,7 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -46,6 +47,17 @@ Status refuse(const PluginManifest& manifest, const std::string& cause) {
   return Status(StatusCode::failed_precondition,
                 "plugin " + manifest.id + " (" + manifest.library_path() + ") refused: " + cause,
                 manifest.manifest_path);
+}
+
+// Why the dynamic loader refused a library. Boost.DLL keeps only an errno-like code ("Bad file
+// descriptor" for a missing dependency), so the loader's own words come from one more dlopen.
+std::string loader_reason(const PluginManifest& manifest, const boost::system::error_code& error) {
+  if (void* handle = ::dlopen(manifest.library_path().c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    ::dlclose(handle);
+    return error.message();
+  }
+  const char* reason = ::dlerror();
+  return reason ? std::string(reason) : error.message();
 }
 
 std::string describe_fingerprint(const std::map<std::string, std::string>& parts) {
@@ -137,7 +149,7 @@ Status load_plugin(const PluginManifest& manifest, Registry& registry) {
   auto library = std::make_shared<boost::dll::shared_library>();
   boost::system::error_code load_error;
   library->load(manifest.library_path(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, load_error);
-  if (load_error) return refuse(manifest, "the library cannot be loaded: " + load_error.message());
+  if (load_error) return refuse(manifest, "the library cannot be loaded: " + loader_reason(manifest, load_error));
   registry.keep_alive(library);  // never unloaded, even when refused below
 
   if (!library->has(TRITONGYM_PLUGIN_ENTRY_SYMBOL))

@@ -1,6 +1,9 @@
 // Behaviour of the shipped plugins beyond the conformance kit, each through the real library.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "episode/episode.hpp"
@@ -53,6 +56,37 @@ TEST_F(ShippedPlugins, DirectorySuiteNamesTheFileLineAndKeyOfABadTask) {
   ASSERT_FALSE(tasks);
   EXPECT_NE(tasks.status().location().find("broken/typo/task.yaml:4:1"), std::string::npos) << tasks.status().location();
   EXPECT_NE(tasks.status().message().find("did you mean 'description'"), std::string::npos) << tasks.status().message();
+}
+
+TEST_F(ShippedPlugins, DirectorySuiteRefusesAByteFormulaBlindToTheDtypeSize) {
+  // float32 and float16 move different bytes: "8 * N" is right for one of them only.
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("tritongym-bytes-" + std::to_string(::getpid()));
+  fs::create_directories(root / "suite" / "scale");
+  std::string yaml = R"(split: standard
+category: elementwise
+entry: {function: scale, parameters: [x]}
+description: Return 2 * x.
+inputs:
+  - {name: x, shape: [N]}
+dtypes: [float32, float16]
+shapes:
+  visible: [{N: 1024}]
+bytes: "8 * N"
+)";
+  std::ofstream(root / "suite" / "scale" / "task.yaml") << yaml;
+  auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.string() + R"("})");
+  ASSERT_TRUE(suite);
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_FALSE(tasks);
+  EXPECT_NE(tasks.status().location().find("scale/task.yaml:10:"), std::string::npos) << tasks.status().location();
+  EXPECT_NE(tasks.status().message().find("does not use dtype_bytes"), std::string::npos) << tasks.status().message();
+  EXPECT_NE(tasks.status().message().find("float16 2, float32 4"), std::string::npos) << tasks.status().message();
+
+  std::ofstream(root / "suite" / "scale" / "task.yaml") << yaml.substr(0, yaml.find("bytes:")) << "bytes: \"2 * dtype_bytes * N\"\n";
+  auto fixed = (*suite)->load_tasks();
+  EXPECT_TRUE(fixed) << fixed.status().to_string();
+  fs::remove_all(root);
 }
 
 TEST_F(ShippedPlugins, DirectorySuiteCanSkipBadTasks) {

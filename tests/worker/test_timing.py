@@ -68,6 +68,19 @@ def test_the_kernel_table_is_the_median_call_grouped_by_name():
     assert table[0]["grid"] == "128,1,1" and table[0]["registers"] == 32
 
 
+def test_rounds_fill_the_target_within_the_call_limits():
+    assert timing.plan_rounds(100.0, 0.4, 20, 500, 6.0) == 500      # 4000 rounds wanted, 500 at most
+    assert timing.plan_rounds(10_000.0, 0.4, 20, 500, 6.0) == 40    # 0.4 s of 10 ms rounds
+    assert timing.plan_rounds(100_000.0, 0.4, 20, 500, 6.0) == 20   # min_calls, 2 s in all
+
+
+def test_a_slow_function_is_timed_fewer_times_but_never_fewer_than_the_floor():
+    # A Python-loop reference of 0.5 s a round: min_calls would take 10 s; max_seconds caps it at 12 rounds.
+    assert timing.plan_rounds(500_000.0, 0.4, 20, 500, 6.0) == 12
+    # 3 s a round: the floor of SLOW_MIN_CALLS still holds (15 s in all).
+    assert timing.plan_rounds(3_000_000.0, 0.4, 20, 500, 6.0) == timing.SLOW_MIN_CALLS
+
+
 def test_spread_is_the_interquartile_range_over_the_median():
     assert timing.spread_pct([100.0] * 10) == 0.0
     assert timing.spread_pct([90.0, 95.0, 100.0, 105.0, 110.0]) == pytest.approx(15.0)

@@ -333,6 +333,9 @@ Result<boost::json::object> TritonExecutor::reference_request(boost::json::objec
     reference_.reset();
     return Status(StatusCode::internal, "the reference worker failed while " + what + ": " + reply.status().message());
   }
+  // A worker whose state can no longer be trusted (a torch.compile it had to stop) answers, then exits.
+  if (const auto* retire = reply->if_contains("retire"); retire && retire->is_bool() && retire->as_bool())
+    reference_.reset();
   if (!reply->at("ok").as_bool())
     return Status(StatusCode::internal, "the reference worker failed while " + what + ": " + text_of(*reply, "error"));
   return reply;
@@ -391,7 +394,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
           to_prepare.push_back(set);
     // The reference worker computes on GPU 0: never while a candidate is being timed there.
     std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
-    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, compare, baselines}.
+    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, compare, baselines},
+    // each beside the time it waited for its GPU, its worker or the reference worker (<phase>_wait).
     boost::json::object phases;
     auto clock = std::chrono::steady_clock::now();
     auto lap = [&phases, &clock](const char* phase) {
@@ -400,6 +404,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       clock = now;
     };
     if (target_ == Target::cuda) reference_gpu.lock();
+    lap("prepare_wait");
     auto prepared = prepare_references(request.task, to_prepare);
     lap("prepare");
     if (reference_gpu.owns_lock()) reference_gpu.unlock();
@@ -416,6 +421,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
     std::unique_lock gpu_exclusive(gpu_mutex(gpu), std::defer_lock);
     if (target_ == Target::cuda) timed ? gpu_exclusive.lock() : gpu_shared.lock();
+    lap("candidate_wait");
 
     boost::json::array run_cases;
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -428,7 +434,6 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
                             {"keep_folder", config_.keep_folders}};
     if (timed) run["timing"] = timing_plan_json(request.task, timing);
-    clock = std::chrono::steady_clock::now();
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
     lap("candidate");
 
@@ -494,8 +499,9 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (size_t s = 0; s < timing.size(); ++s)
         for (size_t i = 0; i < timing[s].sets.size(); ++i)
           produced.push_back({timing[s].sets[i], folder + "/timed-" + std::to_string(s) + "-" + std::to_string(i) + ".pt"});
-    if (target_ == Target::cuda && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
     clock = std::chrono::steady_clock::now();
+    if (target_ == Target::cuda && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
+    lap("compare_wait");
     auto compared = compare(produced, request.task);
     if (reference_gpu.owns_lock()) reference_gpu.unlock();
     lap("compare");
@@ -567,12 +573,13 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         result.message += "\nnot timed: " + why;
       }
     } else if (timed && result.verdict == Verdict::passed) {
+      clock = std::chrono::steady_clock::now();
       std::unique_lock baseline_gpu(gpu_mutex(0), std::defer_lock);
       if (gpu != 0) baseline_gpu.lock();
+      lap("baselines_wait");
       auto ceilings = machine_ceilings();
       boost::json::array measured;
       if (ceilings) {
-        clock = std::chrono::steady_clock::now();
         auto found = baselines(request.task, timing, *ceilings);
         lap("baselines");
         record["phase_seconds"] = phases;

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -107,6 +108,35 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+// The size of one element of a dtype a task may list; 0 for a name this check does not know.
+size_t element_bytes(const std::string& dtype) {
+  static const std::map<std::string, size_t> sizes{
+      {"float64", 8}, {"int64", 8},   {"float32", 4}, {"int32", 4},         {"float16", 2},
+      {"bfloat16", 2}, {"int16", 2},  {"int8", 1},    {"uint8", 1},         {"bool", 1},
+      {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
+  auto found = sizes.find(dtype);
+  return found == sizes.end() ? 0 : found->second;
+}
+
+// A task over dtypes of different sizes moves a different number of bytes in each: a byte formula that
+// does not use dtype_bytes gives one of them a wrong speed-of-light floor (too high flags an honest
+// kernel as faster than light; too low hides how far it is from the floor).
+Status check_bytes_scale_with_dtype(const Reader& reader, const YAML::Node& root, const TaskSpec& task) {
+  if (task.bytes_formula.empty() || task.bytes_formula.find("dtype_bytes") != std::string::npos) return {};
+  std::map<size_t, std::string> by_size;
+  for (const auto& dtype : task.dtypes)
+    if (size_t size = element_bytes(dtype)) by_size.emplace(size, dtype);
+  if (by_size.size() < 2) return {};
+  std::string sizes;
+  for (const auto& [size, dtype] : by_size) sizes += (sizes.empty() ? "" : ", ") + dtype + " " + std::to_string(size);
+  return reader.error(root["bytes"], "bytes: the dtypes have elements of different sizes (" + sizes +
+                                         " bytes) but the formula does not use dtype_bytes, so the speed-of-light "
+                                         "floor is wrong for all but one of them");
+}
+}  // namespace
+
 Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::string& suite) {
   Reader reader(task_yaml_path);
   YAML::Node root;
@@ -184,6 +214,7 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   }
   if (Status s = reader.string(root, "flops", task.flops_formula, false); !s.is_ok()) return s;
   if (Status s = reader.string(root, "bytes", task.bytes_formula, false); !s.is_ok()) return s;
+  if (Status s = check_bytes_scale_with_dtype(reader, root, task); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "allowed_library_kernels", task.allowed_library_kernels); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "tags", task.tags); !s.is_ok()) return s;
 

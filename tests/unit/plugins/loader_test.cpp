@@ -1,6 +1,10 @@
 #include "plugins/loader.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "support/test_support.hpp"
 
@@ -74,6 +78,24 @@ TEST(Loader, RefusesAMissingLibrary) {
   std::string message = load_fixture("missing-library", registry);
   EXPECT_NE(message.find("libfixture_never_built.so"), std::string::npos) << message;
   EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
+}
+
+TEST(Loader, RefusesALibraryTheDynamicLoaderRejectsInItsOwnWords) {
+  // A plugin folder whose "library" is not a shared object: the message carries dlerror's reason.
+  namespace fs = std::filesystem;
+  fs::path folder = fs::temp_directory_path() / ("tritongym-not-elf-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  std::ofstream(folder / "plugin.yaml") << "id: fixture.workflow.not-elf\nkind: workflow\nversion: 0.0.1\n"
+                                           "library: libfixture_not_elf.so\ndescription: Text, not ELF.\n";
+  std::ofstream(folder / "libfixture_not_elf.so") << std::string(256, '#');  // long enough to have a header
+  auto manifest = read_manifest((folder / "plugin.yaml").string());
+  ASSERT_TRUE(manifest) << manifest.status().to_string();
+  Registry registry;
+  std::string message = load_plugin(*manifest, registry).message();
+  fs::remove_all(folder);
+  EXPECT_NE(message.find("libfixture_not_elf.so"), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot be loaded"), std::string::npos) << message;
+  EXPECT_NE(message.find("ELF"), std::string::npos) << message;  // glibc: "invalid ELF header"
 }
 
 TEST(Loader, DuplicateIdIsRefusedNamingBothLibraries) {

@@ -52,6 +52,12 @@ def main() -> int:
     import torch  # noqa: F401  (imported once, before any request: this is what keeps the worker warm)
     import triton  # noqa: F401
 
+    # Inputs, references and outputs travel as files of up to gigabytes between the workers of one
+    # machine; a CRC32 of every record made a 256 MB save 1.3 to 4 times slower here.
+    import torch.utils.serialization
+
+    torch.utils.serialization.config.save.compute_crc32 = False
+
     if args.role == "reference":
         from .reference import ReferenceRole
 
@@ -85,6 +91,8 @@ def main() -> int:
                 return 3
             continue
         channel.send(reply)
+        if getattr(handler, "retire", False):  # said in the reply: the host starts a fresh worker
+            return 0
 
 
 if __name__ == "__main__":

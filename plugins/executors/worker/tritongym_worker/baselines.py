@@ -10,11 +10,14 @@ the task's files), so a run pays for them once.
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.util
 import json
 import math
 import os
+import threading
+import time
 from typing import Any, Callable
 
 import torch
@@ -24,6 +27,12 @@ from .inputs import DTYPES, evaluate_expression
 
 COPY_BYTES = 1 << 30  # 1 GiB each way: far above any L2
 MATMUL_SIZE = 8192
+COMPILE_SECONDS = 120.0  # torch.compile of a reference gets this long; Python loops are unrolled
+
+
+class CompileDeadline(BaseException):
+    """Raised inside the compiling thread when its time is up (a BaseException, so no `except
+    Exception` in torch's compiler swallows it)."""
 
 
 def machine_key() -> str:
@@ -144,18 +153,61 @@ def file_digest(*paths: str) -> str:
     return digest.hexdigest()[:16]
 
 
+def compile_with_deadline(reference: Callable[..., Any], values: list[Any], seconds: float) -> Callable[..., Any]:
+    """torch.compile(reference), compiled by one call on `values` in this thread, given `seconds`.
+
+    Dynamo unrolls Python loops: a reference that steps through 8192 time steps gives a graph no compiler
+    finishes in minutes. Past the deadline a watchdog thread raises CompileDeadline in this thread (the
+    compiler works in Python, between bytecodes), and a TimeoutError says so; the baseline is then
+    missing with that reason. The compile stays in the calling thread: a function torch.compile traced in
+    one thread crashed (SIGSEGV in the fake-tensor mode) when called from another."""
+    compiled = torch.compile(reference)
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state = {"done": False, "fired": False}
+    cancelled = threading.Event()
+
+    def watchdog() -> None:
+        if cancelled.wait(seconds):
+            return
+        with lock:
+            if not state["done"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(CompileDeadline))
+
+    thread = threading.Thread(target=watchdog, name="tritongym-compile-deadline", daemon=True)
+    thread.start()
+    try:
+        try:
+            with torch.no_grad():
+                compiled(*values)
+        finally:
+            with lock:
+                state["done"] = True
+            cancelled.set()
+        while state["fired"]:  # raised, not yet delivered: it arrives within a few bytecodes
+            time.sleep(0.001)
+    except CompileDeadline:
+        raise TimeoutError(f"torch.compile did not finish compiling the reference within {seconds:.0f} s") from None
+    finally:
+        thread.join()
+    return compiled
+
+
 def time_baselines(reference: Callable[..., Any], oracle: Callable[..., Any] | None,
-                   input_sets: list[list[Any]], cold_l2: bool = True) -> dict[str, Any]:
-    """Eager, torch.compile and the oracle, interleaved call by call over the same input sets."""
+                   input_sets: list[list[Any]], cold_l2: bool = True,
+                   compile_seconds: float = COMPILE_SECONDS, compile_problem: str = "") -> dict[str, Any]:
+    """Eager, torch.compile and the oracle, interleaved call by call over the same input sets.
+    `compile_problem` (an earlier shape's compile failure) skips torch.compile."""
     functions: dict[str, Callable[..., Any]] = {"eager": reference}
     problems: dict[str, str] = {}
-    try:
-        compiled = torch.compile(reference)
-        with torch.no_grad():
-            compiled(*input_sets[0])
-        functions["compile"] = compiled
-    except Exception as error:  # a reference torch.compile cannot handle: reported, not fatal
-        problems["compile"] = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+    if compile_problem:
+        problems["compile"] = compile_problem
+    else:
+        try:
+            functions["compile"] = compile_with_deadline(reference, input_sets[0], compile_seconds)
+        except Exception as error:  # a reference torch.compile cannot handle: reported, not fatal
+            problems["compile"] = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
     if oracle is not None:
         functions["oracle"] = oracle
     session = timing.time_functions(functions, input_sets, l2_bytes=l2_bytes(), cold_l2=cold_l2)
@@ -164,4 +216,5 @@ def time_baselines(reference: Callable[..., Any], oracle: Callable[..., Any] | N
         summary = times.summary()
         out[f"{name}_us"] = summary["median_us"]
         out[f"{name}_spread_pct"] = summary["spread_pct"]
+        out[f"{name}_repetitions"] = summary["repetitions"]
     return out

@@ -26,6 +26,7 @@ class ReferenceRole:
     def __init__(self, device: str) -> None:
         self.device = device
         self._modules: dict[str, Any] = {}
+        self.retire = False  # set when this process must exit after its reply (the host starts another)
 
     def _reference_module(self, path: str) -> Any:
         if path not in self._modules:
@@ -93,6 +94,7 @@ class ReferenceRole:
             if task["oracle_path"] not in self._modules:
                 self._modules[task["oracle_path"]] = baselines._load_module(task["oracle_path"], f"oracle_{len(self._modules)}")
             oracle = getattr(self._modules[task["oracle_path"]], task["entry"], None)
+        timeout_key = "compile-timeout-" + hashlib.sha256(json.dumps([machine, files, task["id"]]).encode()).hexdigest()[:24]
         shapes = []
         for shape in request["shapes"]:
             key = hashlib.sha256(json.dumps([machine, files, task["id"], shape["dims"], shape["dtype"],
@@ -101,13 +103,25 @@ class ReferenceRole:
             if found is None:
                 sets = [[v.to(self.device) if isinstance(v, torch.Tensor) else v
                          for v in torch.load(path, weights_only=True)["inputs"]] for path in shape["sets"]]
-                found = baselines.time_baselines(reference, oracle, sets, cold_l2=request.get("cold_l2", True))
+                found = baselines.time_baselines(
+                    reference, oracle, sets, cold_l2=request.get("cold_l2", True),
+                    compile_seconds=float(request.get("compile_seconds", baselines.COMPILE_SECONDS)),
+                    compile_problem=cache.get(timeout_key) or "")
                 del sets
+                problem = found.get("problems", {}).get("compile", "")
+                if problem.startswith("TimeoutError"):  # the next shape would unroll the same loops
+                    cache.put(timeout_key, problem)
+                    # The stopped compiler leaves torch's tracing state broken: the next compile in this
+                    # process would crash it. Eager and the oracle were timed without it; then a fresh worker.
+                    self.retire = True
                 cache.put(key, found)
             work = baselines.work_of(task.get("flops", ""), task.get("bytes", ""), shape["dims"], shape["dtype"])
             floor = baselines.speed_of_light_us(work, shape["dtype"], ceilings)
             shapes.append({"key": shape["key"], **found, **work, "speed_of_light_us": floor})
-        return {"ok": True, "shapes": shapes}
+        reply: dict[str, Any] = {"ok": True, "shapes": shapes}
+        if self.retire:
+            reply["retire"] = True
+        return reply
 
     def static_check(self, request: dict[str, Any]) -> dict[str, Any]:
         """Static-check findings on a candidate's source (parsed, never run)."""

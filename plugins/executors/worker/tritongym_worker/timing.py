@@ -104,12 +104,26 @@ class TimingSession:
     cold_l2: str                     # how the L2 was kept cold ("rotation over 4 input sets, 214 MB", ...)
     library: str
 
+SLOW_MIN_CALLS = 5  # the fewest timed calls of a function, however slow it is
+
+
+def plan_rounds(per_round_us: float, target_seconds: float, min_calls: int, max_calls: int,
+                max_seconds: float) -> int:
+    """How many rounds (one call of each function) to time: enough to fill `target_seconds`, within
+    [min_calls, max_calls], and never past `max_seconds` unless that leaves fewer than SLOW_MIN_CALLS."""
+    per_round_us = max(per_round_us, 1.0)
+    rounds = int(min(max_calls, max(min_calls, target_seconds * 1e6 / per_round_us)))
+    return min(rounds, max(SLOW_MIN_CALLS, int(max_seconds * 1e6 / per_round_us)))
+
 
 def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequence[Sequence[Any]], *,
                    l2_bytes: int, cold_l2: bool = True, target_seconds: float = 0.4, min_calls: int = 20,
-                   max_calls: int = 500, keep_outputs: bool = False) -> TimingSession:
+                   max_calls: int = 500, max_seconds: float = 6.0, keep_outputs: bool = False) -> TimingSession:
     """Times each function over the input sets, interleaved call by call (a, b, c, a, b, c, ...), so
-    slow drifts of clock or temperature hit all of them alike."""
+    slow drifts of clock or temperature hit all of them alike.
+
+    `min_calls` gives way to `max_seconds` for slow functions (a reference that loops in Python takes a
+    quarter of a second a call), down to SLOW_MIN_CALLS calls each."""
     tracer = native()
     device = torch.device("cuda", torch.cuda.current_device())
     sets_bytes = sum(tensor_bytes(values) for values in input_sets)
@@ -128,7 +142,7 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
         _synchronize()
         estimate_us = max(_estimate_us(function, input_sets[0]) for function in functions.values())
     per_round_us = estimate_us * len(functions) + (30.0 if scrub is not None else 0.0)
-    rounds = int(min(max_calls, max(min_calls, target_seconds * 1e6 / max(per_round_us, 1.0))))
+    rounds = plan_rounds(per_round_us, target_seconds, min_calls, max_calls, max_seconds)
 
     results = {name: CallTimes(name) for name in functions}
     order = list(functions.items())

@@ -1,0 +1,49 @@
+"""torch.compile of a reference under a deadline, on the CPU. The stop leaves torch's tracing state
+unusable, so the scenario runs in a process of its own (the reference worker retires after it too)."""
+import os
+import subprocess
+import sys
+import textwrap
+
+WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "executors", "worker")
+
+SCENARIO = textwrap.dedent("""
+    import time, torch
+    from tritongym_worker import baselines
+
+    def looped(a, b):  # 3000 steps: Dynamo unrolls them into a graph no compiler finishes in 2 s
+        state = torch.zeros_like(a[:, 0])
+        out = torch.empty_like(a)
+        for t in range(a.shape[1]):
+            state = a[:, t] * state + b[:, t]
+            out[:, t] = state
+        return out
+
+    a, b = torch.rand(4, 3000), torch.rand(4, 3000)
+    # A reference that compiles in time gives a compiled function that this thread can call.
+    scaled = baselines.compile_with_deadline(lambda x, y: (x * y).sum(1), [a, b], 240.0)
+    with torch.no_grad():
+        print("COMPILED_OK", bool(torch.allclose(scaled(a, b), (a * b).sum(1))))
+    began = time.monotonic()
+    try:
+        baselines.compile_with_deadline(looped, [a, b], 2.0)
+        print("UNROLLED_IN_TIME")
+    except TimeoutError as error:
+        print("TIMEOUT", round(time.monotonic() - began, 1), error)
+    expected = looped(a, b)  # eager still works in this process
+    print("EAGER", bool(torch.isfinite(expected).all()))
+""")
+
+
+def test_a_compile_in_time_is_kept_and_one_past_its_deadline_is_stopped_and_reported():
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(WORKER))
+    done = subprocess.run([sys.executable, "-c", SCENARIO], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    timeout = next(line for line in lines if line.startswith(("TIMEOUT", "UNROLLED_IN_TIME")))
+    assert timeout.startswith("TIMEOUT"), lines
+    waited = float(timeout.split()[1])
+    assert 2.0 <= waited < 60.0, timeout  # stopped soon after the deadline, not when the compiler gave up
+    assert "did not finish compiling the reference within 2 s" in timeout
+    assert "COMPILED_OK True" in lines
+    assert "EAGER True" in lines
