@@ -7,8 +7,16 @@ least 5x more candidates per minute through the warm pool, with identical verdic
 
 The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
 the visible shapes, then CUPTI timing and baselines); it runs twice, and the second pass is the steady
-state (the baseline and ceiling caches are filled by the first). The cold path starts one Python
+state (the baseline and ceiling caches are filled by the first; the executor keeps the inputs and expected
+outputs of its last `reference_cache_tasks` tasks only, 4 by default, so most are made again: keeping all 14
+tasks' files would take an estimated 100 GB of disk). The cold path starts one Python
 process per candidate. Both paths check and time the candidate at every visible shape.
+
+The two paths can run apart, on two GPUs at once, and be joined afterwards:
+
+    python bench/eval_throughput.py ... --only warm --save warm.json     (GPU 0)
+    python bench/eval_throughput.py ... --only cold --save cold.json     (GPU 1)
+    python bench/eval_throughput.py --combine warm.json cold.json [--out FILE.md]
 """
 from __future__ import annotations
 
@@ -69,24 +77,10 @@ def normalise(verdict: str) -> str:
     return "passed" if verdict in ("passed",) else verdict
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--tritongym", required=True)
-    parser.add_argument("--tasks-json", required=True)
-    parser.add_argument("--out", default="")
-    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    args = parser.parse_args()
-    tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
-    chosen = candidates(tasks)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
-        batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-    # Each phase says when it ends, so that a bench stopped at a time limit still tells how far it got.
-    first_s, first = warm(args.tritongym, batch.name, args.device)
-    print(f"warm pool, first pass: {len(first)} verdicts in {first_s:.1f} s", flush=True)
-    steady_s, steady = warm(args.tritongym, batch.name, args.device)
-    print(f"warm pool, steady state: {len(steady)} verdicts in {steady_s:.1f} s", flush=True)
-    cold_s, cold_results = cold(args.tasks_json, chosen, args.device)
-    print(f"cold process per candidate: {len(cold_results)} verdicts in {cold_s:.1f} s", flush=True)
+def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[str, bool]:
+    """The markdown table of one measurement: {first_s, first, steady_s, steady, cold_s, cold}."""
+    first_s, first, steady_s, steady = measured["first_s"], measured["first"], measured["steady_s"], measured["steady"]
+    cold_s, cold_results = measured["cold_s"], measured["cold"]
     n = len(chosen)
     rows = []
     same = 0
@@ -96,10 +90,10 @@ def main() -> int:
         rows.append(f"| {task} | {os.path.basename(path)} | {w['verdict']} | {c['verdict']} | "
                     f"{w.get('host_seconds', 0):.2f} | {c.get('seconds', 0):.2f} | {'yes' if agree else 'NO'} |")
     per_min = lambda seconds: 60.0 * n / seconds  # noqa: E731
-    lines = [f"candidates: {n}, device: {args.device}"
-             + (" (the interpreter: checking only, nothing timed)" if args.device == "cpu" else ""), "",
+    lines = [f"candidates: {n}, device: {device}"
+             + (" (the interpreter: checking only, nothing timed)" if device == "cpu" else ""), "",
              "| path | wall s | candidates/min |", "|---|---|---|",
-             f"| warm pool, first pass (from cold: worker start{', ceilings, baselines with torch.compile' if args.device == 'cuda' else ''}) | {first_s:.1f} | {per_min(first_s):.1f} |",
+             f"| warm pool, first pass (from cold: worker start{', ceilings, baselines with torch.compile' if device == 'cuda' else ''}) | {first_s:.1f} | {per_min(first_s):.1f} |",
              f"| warm pool, steady state (second pass) | {steady_s:.1f} | {per_min(steady_s):.1f} |",
              f"| cold process per candidate | {cold_s:.1f} | {per_min(cold_s):.1f} |", "",
              f"speedup, steady state vs cold: {cold_s / steady_s:.2f}x; first pass vs cold: {cold_s / first_s:.2f}x",
@@ -107,11 +101,58 @@ def main() -> int:
              f"{sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})", "",
              "| task | candidate | warm verdict | cold verdict | warm s | cold s | same |", "|---|---|---|---|---|---|---|",
              *rows]
-    text = "\n".join(lines)
+    return "\n".join(lines), same == n and len(steady) == n and len(cold_results) == n
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tritongym", default="")
+    parser.add_argument("--tasks-json", default="")
+    parser.add_argument("--out", default="")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--only", choices=["warm", "cold"], default=None, help="measure one path (with --save)")
+    parser.add_argument("--save", default="", help="write what was measured as JSON")
+    parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
+                        help="join two --save files (one warm, one cold) into the table")
+    args = parser.parse_args()
+    if args.combine:
+        parts = [json.load(open(path)) for path in args.combine]
+        if [part["path"] for part in parts] != ["warm", "cold"] or parts[0]["chosen"] != parts[1]["chosen"]:
+            sys.stderr.write("--combine needs a warm file then a cold file, of the same candidates\n")
+            return 2
+        measured = {**parts[0], **parts[1]}
+        chosen = [tuple(entry) for entry in parts[0]["chosen"]]
+        device = parts[0]["device"]
+    else:
+        if not args.tritongym and args.only != "cold" or not args.tasks_json:
+            parser.error("--tritongym and --tasks-json are needed to measure")
+        tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
+        chosen = candidates(tasks)
+        device = args.device
+        measured = {}
+        # Each phase says when it ends, so that a bench stopped at a time limit still tells how far it got.
+        if args.only in (None, "warm"):
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
+                batch.write("".join(f"{task} {path}\n" for task, path in chosen))
+            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device)
+            print(f"warm pool, first pass: {len(measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
+            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device)
+            print(f"warm pool, steady state: {len(measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
+                  flush=True)
+        if args.only in (None, "cold"):
+            measured["cold_s"], measured["cold"] = cold(args.tasks_json, chosen, device)
+            print(f"cold process per candidate: {len(measured['cold'])} verdicts in {measured['cold_s']:.1f} s",
+                  flush=True)
+        if args.save:
+            with open(args.save, "w") as handle:
+                json.dump({"path": args.only or "both", "device": device, "chosen": chosen, **measured}, handle)
+        if args.only:
+            return 0
+    text, agreed = report(chosen, measured, device)
     print(text)
     if args.out:
         open(args.out, "w").write(text + "\n")
-    return 0 if same == n and len(steady) == n else 1
+    return 0 if agreed else 1
 
 
 if __name__ == "__main__":

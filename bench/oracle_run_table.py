@@ -32,6 +32,22 @@ def cell(value, fmt: str = "{:.2f}") -> str:
     return "n/a" if value is None else fmt.format(value)
 
 
+def missing_compile(db: sqlite3.Connection, episodes: list) -> list[str]:
+    """Why a task has no torch.compile time (the reference worker's `problems.compile`), one line per task."""
+    lines = []
+    for key, task, *_ in episodes:
+        row = db.execute("SELECT record_json FROM evaluations WHERE episode_key = ? AND stage = 'final_score' "
+                         "ORDER BY position DESC LIMIT 1", (key,)).fetchone()
+        try:
+            baselines = json.loads(row[0]).get("baselines", []) if row and row[0] else []
+        except ValueError:
+            continue
+        reasons = sorted({b.get("problems", {}).get("compile", "") for b in baselines} - {""})
+        if reasons:
+            lines.append(f"torch.compile n/a for {task}: {'; '.join(reasons)}")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("run_dir")
@@ -61,10 +77,12 @@ def main() -> int:
             perf += [p] if p else []
             lines.append(f"| {task} | {shape}{'' if passed else ' (failed)'} | {cell(mine, '{:.1f}')} | "
                          f"{cell(oracle, '{:.1f}')} | {cell(eager, '{:.1f}')} | {cell(compiled, '{:.1f}')} | "
-                         f"{cell(e)}x | {cell(c)}x | {cell(p)} | {cell(ratio(floor, mine) and 100 * floor / mine, '{:.0f}')} |")
+                         f"{cell(e, '{:.2f}x')} | {cell(c, '{:.2f}x')} | {cell(p)} | "
+                         f"{cell(ratio(floor, mine) and 100 * floor / mine, '{:.0f}')} |")
     lines += ["", f"geomean over shapes: vs eager {geomean(vs_eager):.2f}x ({len(vs_eager)} shapes), "
               f"vs torch.compile {geomean(vs_compile):.2f}x ({len(vs_compile)}), "
               f"Perf {geomean(perf):.3f} ({len(perf)}); shapes slower than eager: {sum(1 for v in vs_eager if v < 1)}",
+              *missing_compile(db, episodes),
               "", "| task | verdict | episode s | GPU s | prepare s | candidate s | compare s | baselines s |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for key, task, verdict, wall, gpu in episodes:

@@ -11,6 +11,8 @@
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
+#   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
+#                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
 #                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
@@ -150,7 +152,7 @@ run() {
       --out "$out/oracle-speedups.md" > "$out/oracle-speedups.log" 2>&1 || true
     tail -3 "$out/oracle-speedups.log"
   fi
-  if [[ ${DEVICE_FIDELITY:-0} == 1 || ${DEVICE_THROUGHPUT:-0} == 1 ]]; then
+  if [[ ${DEVICE_FIDELITY:-0} == 1 || ${DEVICE_THROUGHPUT:-0} != 0 ]]; then
     "$tg" tasks list --json --full > /tmp/tasks.json
   fi
   if [[ ${DEVICE_FIDELITY:-0} == 1 ]]; then
@@ -164,6 +166,12 @@ run() {
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
       --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
+  elif [[ ${DEVICE_THROUGHPUT:-0} == warm || ${DEVICE_THROUGHPUT:-0} == cold ]]; then
+    echo "== evaluation throughput, the $DEVICE_THROUGHPUT path (bench/eval_throughput.py --only)"
+    timeout "${DEVICE_THROUGHPUT_SECONDS:-500}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
+      --tasks-json /tmp/tasks.json --only "$DEVICE_THROUGHPUT" --save "$out/throughput-$DEVICE_THROUGHPUT.json" \
+      > "$out/eval-throughput-$DEVICE_THROUGHPUT.log" 2>&1 || true
+    tail -3 "$out/eval-throughput-$DEVICE_THROUGHPUT.log"
   fi
   if [[ -n ${DEVICE_ORACLE_RUN:-} ]]; then
     echo "== the oracle backend over every task (examples/oracle-all-tasks.yaml, shard $DEVICE_ORACLE_RUN)"

@@ -1,0 +1,89 @@
+"""Oracles of memory-bound tasks keep 16-byte global accesses at their held-out shapes, checked without a GPU:
+each kernel is compiled for sm_90 (PTX, through Triton's bundled ptxas) with the specialisation a launch at
+that shape gets, and the PTX is searched for its global loads and stores.
+
+Why: on the H200 (2026-11-30) the embedding oracle ran 0.22x of eager at D = 3000. A runtime integer that is
+not a multiple of 16 is not specialised, a mask against it cannot be proven aligned, and every access became
+a 2-byte one. The same held for vector-add and sgd-momentum-step at their odd held-out sizes."""
+import importlib.util
+import os
+import re
+
+import pytest
+
+triton = pytest.importorskip("triton")
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+TASKS = os.path.join(os.path.dirname(__file__), "..", "..", "tasks")
+SM90 = GPUTarget("cuda", 90, 32)
+
+
+def oracle(task):
+    spec = importlib.util.spec_from_file_location(task.replace("/", "_"), os.path.join(TASKS, task, "oracle.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_ptx(kernel, types, values):
+    """The PTX of `kernel` for sm_90, specialised as a launch with these argument `values` would be: each
+    parameter the kernel declares constexpr gets its value; pointers are 16-byte aligned; an integer is
+    known divisible by 16 only if its value is. `types` gives the Triton type of each runtime argument."""
+    fn = kernel.fn if isinstance(kernel, triton.runtime.Autotuner) else kernel  # autotuned: the JIT function inside
+    signature, constexprs, attrs = {}, {}, {}
+    for index, param in enumerate(fn.params):
+        name = param.name
+        if param.is_constexpr:
+            signature[name], constexprs[name] = "constexpr", values[name]
+            continue
+        signature[name] = types[name]
+        if types[name].startswith("*") or (types[name].startswith("i") and values.get(name, 1) % 16 == 0):
+            attrs[(index,)] = [["tt.divisibility", 16]]
+    try:
+        compiled = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
+                                  target=SM90)
+    except Exception as error:
+        if "ptxas" in str(error) or "backend" in str(error).lower():  # this Triton cannot target CUDA here
+            pytest.skip(f"cannot compile for sm_90 here: {type(error).__name__}: {str(error)[:200]}")
+        raise
+    return compiled.asm["ptx"]
+
+
+def vector_forms(ptx):
+    return set(re.findall(r"\b(?:ld|st)\.global(?:\.[A-Za-z0-9_:]+)*\.v4\.b32", ptx))
+
+
+def assert_vector_loads_and_stores(ptx):
+    forms = vector_forms(ptx)
+    assert any(form.startswith("ld.") for form in forms), f"no 16-byte load: {sorted(forms)}"
+    assert any(form.startswith("st.") for form in forms), f"no 16-byte store: {sorted(forms)}"
+
+
+def test_vector_add_at_an_odd_size_loads_and_stores_16_bytes_at_a_time():
+    types = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32"}
+    assert_vector_loads_and_stores(compile_ptx(oracle("standard/vector-add")._add_kernel, types,
+                                               {"n_elements": 16777259, "BLOCK": 4096}))
+
+
+def test_sgd_momentum_step_at_an_odd_size_loads_and_stores_16_bytes_at_a_time():
+    types = {"param_ptr": "*fp32", "grad_ptr": "*fp32", "buf_ptr": "*fp32", "new_param_ptr": "*fp32",
+             "new_buf_ptr": "*fp32", "n": "i32", "lr": "fp32", "momentum": "fp32", "weight_decay": "fp32"}
+    assert_vector_loads_and_stores(compile_ptx(oracle("standard/sgd-momentum-step")._sgd_kernel, types,
+                                               {"n": 50000017, "BLOCK": 2048}))
+
+
+@pytest.mark.parametrize("task,kernel_name", [("standard/gelu", "_gelu_kernel"),
+                                              ("standard/leaky-relu-scale", "_leaky_relu_scale_kernel")])
+def test_elementwise_oracles_at_an_odd_size_load_and_store_16_bytes_at_a_time(task, kernel_name):
+    types = {"x_ptr": "*fp16", "out_ptr": "*fp16", "n_elements": "i32", "slope": "fp32", "scale": "fp32"}
+    assert_vector_loads_and_stores(compile_ptx(getattr(oracle(task), kernel_name), types,
+                                               {"n_elements": 9973 * 4099, "BLOCK": 8192}))
+
+
+def test_embedding_with_a_row_length_that_is_not_a_multiple_of_16_copies_16_bytes_at_a_time():
+    types = {"idx_ptr": "*i64", "w_ptr": "*fp16", "out_ptr": "*fp16", "T": "i32", "D": "i32"}
+    ptx = compile_ptx(oracle("standard/embedding")._embedding_kernel, types,
+                      {"T": 7 * 4097, "D": 3000, "BLOCK_R": 4, "BLOCK_D": 1024, "ALIGN": 8})
+    assert_vector_loads_and_stores(ptx)
+    assert not re.search(r"\bst\.global(?:\.[A-Za-z0-9_:]+)*\.b16\b", ptx), "2-byte stores"
