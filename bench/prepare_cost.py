@@ -87,6 +87,15 @@ def main() -> int:
     tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
     chosen = args.task or ["standard/gelu", "standard/adam-step", "standard/layernorm", "standard/attention-causal"]
     scratch = tempfile.mkdtemp(prefix="tritongym-prepare-cost-")
+    try:
+        return run(args, tasks, chosen, device, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, tasks: dict, chosen: list[str], device: str, scratch: str) -> int:
+    import torch
+
     roles = {"before": load_role(package_at(args.against, os.path.join(scratch, "before"))),
              "now": load_role(PACKAGE)}
     print(f"device {device}, torch {torch.__version__}, against {args.against}, {args.seeds} seeds, "
@@ -116,7 +125,6 @@ def main() -> int:
         for name in list(os.listdir(scratch)):
             if name.startswith(("before-", "now-")):
                 shutil.rmtree(os.path.join(scratch, name))
-    shutil.rmtree(scratch)
     return 0
 
 
