@@ -106,10 +106,6 @@ class Reader {
   std::string file_;
 };
 
-}  // namespace
-
-namespace {
-
 // The size of one element of a dtype a task may list; 0 for a name this check does not know.
 size_t element_bytes(const std::string& dtype) {
   static const std::map<std::string, size_t> sizes{
@@ -135,6 +131,7 @@ Status check_bytes_scale_with_dtype(const Reader& reader, const YAML::Node& root
                                          " bytes) but the formula does not use dtype_bytes, so the speed-of-light "
                                          "floor is wrong for all but one of them");
 }
+
 }  // namespace
 
 Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::string& suite) {

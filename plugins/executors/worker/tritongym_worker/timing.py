@@ -104,6 +104,7 @@ class TimingSession:
     cold_l2: str                     # how the L2 was kept cold ("rotation over 4 input sets, 214 MB", ...)
     library: str
 
+
 SLOW_MIN_CALLS = 5  # the fewest timed calls of a function, however slow it is
 
 
