@@ -170,7 +170,7 @@ TEST_F(ShippedPlugins, ScriptedBackendLoadsScriptFilesWithContentFiles) {
   ASSERT_TRUE(backend) << backend.status().to_string();
   auto response = (*backend)->chat(request_after(0, "standard/vector-add"));
   ASSERT_TRUE(response) << response.status().to_string();
-  EXPECT_NE(response->message.content.find("```python\nimport torch"), std::string::npos);
+  EXPECT_NE(response->message.content.find("```python\n"), std::string::npos) << response->message.content.substr(0, 80);
   EXPECT_NE(response->message.content.find("def vector_add"), std::string::npos);
 }
 
