@@ -21,6 +21,7 @@
 #include "run/interrupt.hpp"
 #include "run/progress.hpp"
 #include "store/run_store.hpp"
+#include "tasks/task_digest.hpp"
 #include "tasks/task_json.hpp"
 
 namespace tritongym::run {
@@ -124,6 +125,13 @@ Result<RunResources> prepare(const config::RunConfig& run, const plugins::Regist
   return resources;
 }
 
+// A task as the store keeps it: its listing, and the digest of the files that define it.
+std::string stored_task_spec(const TaskSpec& task) {
+  boost::json::object spec = tasks::task_json(task);
+  spec["files_digest"] = tasks::task_files_digest(task);
+  return boost::json::serialize(spec);
+}
+
 // The run row: a new one, or the stored one back to "running" for a resume.
 Result<results::RunInfo> open_run_row(store::RunStore& store, const config::RunConfig& run, const RunResources& resources,
                                       const RunOptions& options) {
@@ -159,8 +167,39 @@ Result<results::RunInfo> open_run_row(store::RunStore& store, const config::RunC
   int64_t whole = static_cast<int64_t>(resources.tasks.size() * run.models.size() * run.workflows.size()) * run.samples;
   if (Status status = store.set_meta("total_episodes", std::to_string(whole)); !status.is_ok()) return status;
   for (const auto& task : resources.tasks)
-    if (Status status = store.write_task(task.id, boost::json::serialize(tasks::task_json(task))); !status.is_ok()) return status;
+    if (Status status = store.write_task(task.id, stored_task_spec(task)); !status.is_ok()) return status;
   return info;
+}
+
+// A resumed run judges the episodes it has left with the task files as they are now. A task whose files
+// changed since some of its episodes were recorded would mix two versions in one store: that is said, task
+// by task. A task with nothing recorded yet takes its new files quietly.
+Status check_task_files(store::RunStore& store, const RunResources& resources, const std::set<std::string>& finished,
+                        const std::string& run_dir) {
+  auto stored = store.tasks();
+  for (const auto& task : resources.tasks) {
+    std::string now = tasks::task_files_digest(task), before;
+    if (auto found = stored.find(task.id); found != stored.end()) {
+      boost::system::error_code error;
+      auto spec = boost::json::parse(found->second, error);
+      if (!error && spec.is_object())
+        if (const auto* digest = spec.as_object().if_contains("files_digest"); digest && digest->is_string())
+          before = std::string(digest->as_string());
+    }
+    if (before == now) continue;
+    size_t recorded = 0;
+    for (const auto& key : finished) recorded += key.rfind(task.id + "|", 0) == 0;
+    if (recorded == 0) {
+      if (Status status = store.write_task(task.id, stored_task_spec(task)); !status.is_ok()) return status;
+    } else if (!before.empty()) {
+      spdlog::warn("task {} changed since {} of its episodes were recorded (task.yaml, reference.py or oracle.py "
+                   "in {}): those judged the old files and the ones left judge the new; to judge them all "
+                   "anew, delete its episodes from {} (PRAGMA foreign_keys=ON; DELETE FROM episodes "
+                   "WHERE task_id='{}') and resume",
+                   task.id, recorded, task.directory, (fs::path(run_dir) / store::kStoreFileName).string(), task.id);
+    }
+  }
+  return {};
 }
 
 // Runs one episode with its own workflow and tools, and records it.
@@ -218,6 +257,9 @@ Result<RunOutcome> execute_run(const config::RunConfig& run, const plugins::Regi
   if (!info) return info.status();
   auto finished = store.finished_keys();
   if (!finished) return finished.status();
+  if (options.resume)
+    if (Status status = check_task_files(store, resources, finished.value(), options.run_dir); !status.is_ok())
+      return status;
 
   std::vector<const PlannedEpisode*> remaining;
   std::set<std::string> planned_keys;

@@ -229,6 +229,43 @@ TEST(RunEngine, AKilledRunResumesToTheSameEpisodesWithoutPayingAgain) {
   EXPECT_NE(nothing.stdout_text.find("(9 were already recorded)"), std::string::npos) << nothing.stdout_text;
 }
 
+TEST(RunEngine, AResumeSaysWhichTasksChangedSinceTheirEpisodesWereRecorded) {
+  // The tiny fixture suite, copied so that a task can change between the run and its resume.
+  TemporaryDirectory folder;
+  fs::create_directories(folder.path() / "suites" / "tiny");
+  fs::copy(source_dir() + "/tests/fixtures/suites/tiny/add-one", folder.path() / "suites" / "tiny" / "add-one",
+           fs::copy_options::recursive);
+  std::string run_file = folder.write("run.yaml",
+                                      "name: digest-test\n"
+                                      "suites:\n"
+                                      "  - plugin: tritongym.suite.directory\n"
+                                      "    config: {root: " + (folder.path() / "suites").string() + ", suites: [tiny]}\n"
+                                      "models:\n"
+                                      "  - name: oracle\n"
+                                      "    backend: tritongym.backend.oracle\n"
+                                      "workflows:\n"
+                                      "  - workflows/one-shot.yaml\n"
+                                      "executor: {plugin: tritongym.executor.triton-interpreter}\n"
+                                      "budget: {max_turns: 2, max_wall_seconds: 300}\n"
+                                      "output: {dir: " + (folder.path() / "run").string() + "}\n");
+  std::string run_dir = (folder.path() / "run").string();
+  auto first = run_cli({"run", run_file}, "", 280);
+  ASSERT_EQ(first.exit_code, 0) << first.stdout_text << first.stderr_text;
+
+  auto unchanged = run_cli({"resume", run_dir}, "", 120);
+  ASSERT_EQ(unchanged.exit_code, 0) << unchanged.stderr_text;
+  EXPECT_EQ(unchanged.stderr_text.find("changed since"), std::string::npos) << unchanged.stderr_text;
+
+  std::ofstream(folder.path() / "suites" / "tiny" / "add-one" / "reference.py", std::ios::app) << "# edited\n";
+  auto changed = run_cli({"resume", run_dir}, "", 120);
+  ASSERT_EQ(changed.exit_code, 0) << changed.stderr_text;
+  EXPECT_NE(changed.stderr_text.find("task tiny/add-one changed since 1 of its episodes were recorded"),
+            std::string::npos)
+      << changed.stderr_text;
+  EXPECT_NE(changed.stderr_text.find("DELETE FROM episodes WHERE task_id='tiny/add-one'"), std::string::npos)
+      << changed.stderr_text;
+}
+
 TEST(RunEngine, CtrlCFinishesRunningEpisodesMarksTheRunInterruptedAndResumeCompletesIt) {
   TemporaryDirectory folder;
   std::string run_file = write_run_file(folder, kThreeTasks, 3, 1);
