@@ -1,4 +1,4 @@
-"""torch.compile of a reference under a deadline, on the CPU. The stop leaves torch's tracing state
+"""torch.compile of a reference under a deadline, on the CPU. The stop may leave torch's tracing state
 unusable, so the scenario runs in a process of its own (the reference worker retires after it too)."""
 import os
 import subprocess

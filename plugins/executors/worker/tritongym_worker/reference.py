@@ -146,8 +146,8 @@ class ReferenceRole:
                 problem = found.get("problems", {}).get("compile", "")
                 if problem.startswith("TimeoutError"):  # the next shape would unroll the same loops
                     cache.put(timeout_key, problem)
-                    # The stopped compiler leaves torch's tracing state broken: the next compile in this
-                    # process would crash it. Eager and the oracle were timed without it; then a fresh worker.
+                    # A stopped compile may leave torch's tracing state broken (a later compile crashed a
+                    # process here): eager and the oracle are timed without it, then a fresh worker takes over.
                     self.retire = True
                 cache.put(key, found)
             work = baselines.work_of(task.get("flops", ""), task.get("bytes", ""), shape["dims"], shape["dtype"])
