@@ -4,7 +4,9 @@ that shape gets, and the PTX is searched for its global loads and stores.
 
 Why: on the H200 (2026-11-30) the embedding oracle ran 0.22x of eager at D = 3000. A runtime integer that is
 not a multiple of 16 is not specialised, a mask against it cannot be proven aligned, and every access became
-a 2-byte one. The same held for vector-add and sgd-momentum-step at their odd held-out sizes."""
+a 2-byte one. The same held for vector-add and sgd-momentum-step at their odd held-out sizes, and for the
+row kernels of l2-normalize-rows, quantize-int8-rows, softmax and logsumexp at rows of 3000 or 1000 elements
+(runtime row lengths and strides; the oracles now make them compile-time constants)."""
 import importlib.util
 import os
 import re
@@ -87,3 +89,32 @@ def test_embedding_with_a_row_length_that_is_not_a_multiple_of_16_copies_16_byte
                       {"T": 7 * 4097, "D": 3000, "BLOCK_R": 4, "BLOCK_D": 1024, "ALIGN": 8})
     assert_vector_loads_and_stores(ptx)
     assert not re.search(r"\bst\.global(?:\.[A-Za-z0-9_:]+)*\.b16\b", ptx), "2-byte stores"
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "fp32"])
+def test_l2_normalize_rows_of_3000_elements_load_and_store_16_bytes_at_a_time(dtype):
+    types = {"x_ptr": f"*{dtype}", "out_ptr": f"*{dtype}", "n_cols": "i32", "eps": "fp32"}
+    assert_vector_loads_and_stores(compile_ptx(oracle("standard/l2-normalize-rows")._l2_normalize_kernel, types,
+                                               {"n_cols": 3000, "BLOCK": 4096}))
+
+
+def test_quantize_int8_rows_of_3000_elements_loads_16_bytes_and_stores_8_at_a_time():
+    types = {"x_ptr": "*fp16", "q_ptr": "*i8", "scale_ptr": "*fp32", "N": "i32"}
+    ptx = compile_ptx(oracle("standard/quantize-int8-rows")._quantize_rows_kernel, types, {"N": 3000, "BLOCK": 4096})
+    assert any(form.startswith("ld.") for form in vector_forms(ptx)), sorted(vector_forms(ptx))
+    assert re.search(r"\bst\.global(?:\.[A-Za-z0-9_:]+)*\.v2\.b32", ptx), "the int8 row is stored byte by byte"
+
+
+def test_softmax_rows_of_3000_elements_load_and_store_16_bytes_at_a_time():
+    types = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "x_row_stride": "i32", "out_row_stride": "i32"}
+    assert_vector_loads_and_stores(compile_ptx(oracle("standard/softmax")._softmax_kernel, types,
+                                               {"n_cols": 3000, "x_row_stride": 3000, "out_row_stride": 3000,
+                                                "BLOCK": 4096}))
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "fp32"])
+def test_logsumexp_rows_of_1000_elements_load_16_bytes_at_a_time(dtype):
+    types = {"x_ptr": f"*{dtype}", "out_ptr": f"*{dtype}", "n_rows": "i32", "n_cols": "i32"}
+    ptx = compile_ptx(oracle("standard/logsumexp")._lse_tile_kernel, types,
+                      {"n_rows": 24577, "n_cols": 1000, "BLOCK_M": 4, "BLOCK_N": 1024})
+    assert any(form.startswith("ld.") for form in vector_forms(ptx)), sorted(vector_forms(ptx))
