@@ -5,8 +5,9 @@ that shape gets, and the PTX is searched for its global loads and stores.
 Why: on the H200 (2026-11-30) the embedding oracle ran 0.22x of eager at D = 3000. A runtime integer that is
 not a multiple of 16 is not specialised, a mask against it cannot be proven aligned, and every access became
 a 2-byte one. The same held for vector-add and sgd-momentum-step at their odd held-out sizes, and for the
-row kernels of l2-normalize-rows, quantize-int8-rows, softmax and logsumexp at rows of 3000 or 1000 elements
-(runtime row lengths and strides; the oracles now make them compile-time constants)."""
+row kernels of l2-normalize-rows, quantize-int8-rows, softmax and logsumexp at rows of 3000 or 1000 elements,
+and for transpose-2d's stores into rows of 1000 (runtime row lengths and strides; the oracles now make them
+compile-time constants)."""
 import importlib.util
 import os
 import re
@@ -118,3 +119,11 @@ def test_logsumexp_rows_of_1000_elements_load_16_bytes_at_a_time(dtype):
     ptx = compile_ptx(oracle("standard/logsumexp")._lse_tile_kernel, types,
                       {"n_rows": 24577, "n_cols": 1000, "BLOCK_M": 4, "BLOCK_N": 1024})
     assert any(form.startswith("ld.") for form in vector_forms(ptx)), sorted(vector_forms(ptx))
+
+
+def test_transpose_into_rows_of_1000_elements_stores_16_bytes_at_a_time():
+    # The input rows (30011 elements) cannot be read in vectors; the output rows (M = 1000) can be written so.
+    ptx = compile_ptx(oracle("standard/transpose-2d")._transpose_kernel,
+                      {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32", "N": "i32"},
+                      {"M": 1000, "N": 30011, "BLOCK_M": 64, "BLOCK_N": 64})
+    assert any(form.startswith("st.") for form in vector_forms(ptx)), sorted(vector_forms(ptx))
