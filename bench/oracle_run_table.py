@@ -32,17 +32,24 @@ def cell(value, fmt: str = "{:.2f}") -> str:
     return "n/a" if value is None else fmt.format(value)
 
 
-def missing_compile(db: sqlite3.Connection, episodes: list) -> list[str]:
-    """Why a task has no torch.compile time (the reference worker's `problems.compile`), one line per task."""
-    lines = []
-    for key, task, *_ in episodes:
+def final_records(db: sqlite3.Connection, episodes: list) -> dict[str, dict]:
+    """Each episode's last final-score evaluation record ({} where there is none or it is unreadable)."""
+    records = {}
+    for key, *_ in episodes:
         row = db.execute("SELECT record_json FROM evaluations WHERE episode_key = ? AND stage = 'final_score' "
                          "ORDER BY position DESC LIMIT 1", (key,)).fetchone()
         try:
-            baselines = json.loads(row[0]).get("baselines", []) if row and row[0] else []
+            records[key] = json.loads(row[0]) if row and row[0] else {}
         except ValueError:
-            continue
-        reasons = sorted({b.get("problems", {}).get("compile", "") for b in baselines} - {""})
+            records[key] = {}
+    return records
+
+
+def missing_compile(records: dict[str, dict], episodes: list) -> list[str]:
+    """Why a task has no torch.compile time (the reference worker's `problems.compile`), one line per task."""
+    lines = []
+    for key, task, *_ in episodes:
+        reasons = sorted({b.get("problems", {}).get("compile", "") for b in records[key].get("baselines", [])} - {""})
         if reasons:
             lines.append(f"torch.compile n/a for {task}: {'; '.join(reasons)}")
     return lines
@@ -60,6 +67,7 @@ def main() -> int:
     episodes = db.execute("SELECT episode_key, task_id, verdict, wall_seconds, gpu_seconds FROM episodes "
                           "ORDER BY task_id").fetchall()
     planned = db.execute("SELECT planned_episodes FROM runs").fetchone()
+    records = final_records(db, episodes)
     lines = [f"episodes recorded: {len(episodes)} of {planned[0] if planned else '?'}",
              f"passed: {sum(1 for e in episodes if e[2] == 'passed')}", "",
              "| task | shape | submitted µs | oracle µs | eager µs | torch.compile µs | vs eager | vs compile "
@@ -82,18 +90,11 @@ def main() -> int:
     lines += ["", f"geomean over shapes: vs eager {geomean(vs_eager):.2f}x ({len(vs_eager)} shapes), "
               f"vs torch.compile {geomean(vs_compile):.2f}x ({len(vs_compile)}), "
               f"Perf {geomean(perf):.3f} ({len(perf)}); shapes slower than eager: {sum(1 for v in vs_eager if v < 1)}",
-              *missing_compile(db, episodes),
+              *missing_compile(records, episodes),
               "", "| task | verdict | episode s | GPU s | prepare s | candidate s | compare s | baselines s |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for key, task, verdict, wall, gpu in episodes:
-        row = db.execute("SELECT record_json FROM evaluations WHERE episode_key = ? AND stage = 'final_score' "
-                         "ORDER BY position DESC LIMIT 1", (key,)).fetchone()
-        phases = {}
-        if row and row[0]:
-            try:
-                phases = json.loads(row[0]).get("phase_seconds", {})
-            except json.JSONDecodeError:
-                pass
+        phases = records[key].get("phase_seconds", {})
         lines.append(f"| {task} | {verdict} | {wall:.1f} | {gpu:.1f} | "
                      + " | ".join(cell(phases.get(p), '{:.1f}') for p in ("prepare", "candidate", "compare", "baselines"))
                      + " |")

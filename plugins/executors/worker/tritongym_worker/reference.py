@@ -11,7 +11,8 @@ import math
 import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from collections import deque
+from typing import Any, Callable, Iterable, Iterator
 
 import torch
 
@@ -56,9 +57,8 @@ class ReferenceRole:
         module = self._reference_module(task["reference_path"])
         make_fn = getattr(module, "make_inputs", None)
         cases = request["cases"]
-        todo = [i for i, case in enumerate(cases)
-                if not (os.path.exists(case["inputs"]) and os.path.exists(case["reference"]))]
-        drawn: dict[int, Future] = {}
+        todo = {i for i, case in enumerate(cases)
+                if not (os.path.exists(case["inputs"]) and os.path.exists(case["reference"]))}
         writes: list[Future] = []
         prepared = []
         with ThreadPoolExecutor(PREPARE_LOOKAHEAD, thread_name_prefix="tritongym-draw") as drawing, \
@@ -68,14 +68,10 @@ class ReferenceRole:
                 return drawing.submit(make_inputs, task.get("inputs", []), make_fn, case["dims"], case["dtype"],
                                       int(case["seed"]), "cpu")
 
-            made = 0  # cases of `todo` handled so far
+            fresh = _ahead(draw, todo, PREPARE_LOOKAHEAD)
             for index, case in enumerate(cases):
-                if made < len(todo) and todo[made] == index:
-                    for ahead in todo[made:made + PREPARE_LOOKAHEAD + 1]:
-                        if ahead not in drawn:
-                            drawn[ahead] = draw(ahead)
-                    made += 1
-                    on_cpu = drawn.pop(index).result()
+                if index in todo:
+                    on_cpu = next(fresh)
                     values = [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in on_cpu]
                     with torch.no_grad():
                         expected = module.reference(*values)
@@ -86,18 +82,21 @@ class ReferenceRole:
                     if self.device.startswith("cuda"):
                         torch.cuda.synchronize()
                     saved_inputs = [_as_moved(original, moved) for original, moved in zip(on_cpu, values)]
-                    saved_outputs = [o.detach().cpu() for o in outputs]
+                    on_host = [o.detach().cpu() for o in outputs]
                     del values, expected
                     pending = [w for w in writes if not w.done()]
                     while len(pending) >= 2 * PREPARE_WRITERS:  # files waiting to be written: bounded memory
                         wait(pending, return_when=FIRST_COMPLETED)
                         pending = [w for w in pending if not w.done()]
                     writes.append(writing.submit(_save_atomically, {"inputs": saved_inputs}, case["inputs"]))
-                    writes.append(writing.submit(_save_atomically, {"outputs": saved_outputs}, case["reference"]))
+                    writes.append(writing.submit(_save_atomically, {"outputs": on_host}, case["reference"]))
                 else:
-                    outputs = torch.load(case["reference"], weights_only=True, map_location=self.device)["outputs"]
-                # On the device: on a CPU, describing an output of 128M elements took 12 s here.
-                prepared.append({"key": case["key"], "outputs": [describe_output(o.detach()) for o in outputs]})
+                    on_host = torch.load(case["reference"], weights_only=True)["outputs"]
+                    outputs = [o.to(self.device) for o in on_host]
+                # On the device: on a CPU, describing an output of 128M elements took 12 s here. The digest
+                # reads the host copy, which exists already.
+                prepared.append({"key": case["key"], "outputs": [describe_output(o.detach(), host)
+                                                                for o, host in zip(outputs, on_host)]})
             for write in writes:
                 write.result()  # a failed write fails the request
         return {"ok": True, "cases": prepared}
@@ -218,9 +217,10 @@ class ReferenceRole:
         return result
 
 
-def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
+def describe_output(tensor: torch.Tensor, host: torch.Tensor | None = None) -> dict[str, Any]:
     """What a degeneracy check needs: spread, size, the axes along which nothing varies, a digest.
-    Computed where the tensor is (the reference worker's GPU), the digest over its bytes on the CPU."""
+    Computed where the tensor is (the reference worker's GPU), the digest over its bytes on the CPU:
+    `host`, a CPU copy the caller already has, or one made here."""
     values = tensor.double()
     finite = values[torch.isfinite(values)] if values.numel() else values
     constant_axes = []
@@ -234,7 +234,8 @@ def describe_output(tensor: torch.Tensor) -> dict[str, Any]:
         "max_abs": float(finite.abs().max()) if finite.numel() else 0.0,
         "non_finite": int((~torch.isfinite(values)).sum()) if values.numel() else 0,
         "constant_axes": constant_axes,
-        "digest": hashlib.sha256(tensor.reshape(-1).contiguous().view(torch.uint8).cpu().numpy().tobytes()).hexdigest()[:16]
+        "digest": hashlib.sha256((tensor.cpu() if host is None else host).reshape(-1).contiguous().view(torch.uint8)
+                                 .numpy().tobytes()).hexdigest()[:16]
         if tensor.numel() else "",
     }
 
@@ -299,6 +300,18 @@ def _same(a: Any, b: Any) -> bool:
 
 def _finite(value: float) -> float:
     return value if math.isfinite(value) else 1e300
+
+
+def _ahead(draw: Callable[[int], Future], indices: Iterable[int], lookahead: int) -> Iterator[list[Any]]:
+    """The results of draw(index) for each index in order, with up to `lookahead` later ones started
+    before each is waited for (no more: each result is a case's inputs in memory)."""
+    started: deque[Future] = deque()
+    for index in sorted(indices):
+        started.append(draw(index))
+        if len(started) > lookahead:
+            yield started.popleft().result()
+    while started:
+        yield started.popleft().result()
 
 
 def _as_moved(original: Any, moved: Any) -> Any:
