@@ -130,22 +130,28 @@ def main() -> int:
         chosen = candidates(tasks)
         device = args.device
         measured = {}
+
+        def save() -> None:  # after each pass: a bench stopped at a time limit keeps what it measured
+            if args.save:
+                with open(args.save, "w") as handle:
+                    json.dump({"path": args.only or "both", "device": device, "chosen": chosen, **measured}, handle)
+
         # Each phase says when it ends, so that a bench stopped at a time limit still tells how far it got.
         if args.only in (None, "warm"):
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
                 batch.write("".join(f"{task} {path}\n" for task, path in chosen))
             measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device)
             print(f"warm pool, first pass: {len(measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
+            save()
             measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device)
             print(f"warm pool, steady state: {len(measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
                   flush=True)
+            save()
         if args.only in (None, "cold"):
             measured["cold_s"], measured["cold"] = cold(args.tasks_json, chosen, device)
             print(f"cold process per candidate: {len(measured['cold'])} verdicts in {measured['cold_s']:.1f} s",
                   flush=True)
-        if args.save:
-            with open(args.save, "w") as handle:
-                json.dump({"path": args.only or "both", "device": device, "chosen": chosen, **measured}, handle)
+        save()
         if args.only:
             return 0
     text, agreed = report(chosen, measured, device)

@@ -14,6 +14,7 @@
 #   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
 #                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
+#   DEVICE_SCRIPT="CMD"    a command of one's own, run first (an experiment), its output in $out/script.log
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
 #                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
 #                          before DEVICE_LANE_DEADLINE: running episodes get the grace to finish;
@@ -110,6 +111,11 @@ run() {
   export TRITONGYM_PYTHON=${TRITONGYM_PYTHON:-$(command -v python3)}
   local tg="$BUNDLE/bin/tritongym"
   [[ ${DEVICE_NATIVE_BUILT:-0} == 1 ]] || build_native "$out"
+  # The baseline and ceiling caches outlive the machine: seeded from a carried device-state/cache, kept in
+  # $out/cache (fold a call's caches back into device-state/cache here to carry them to the next call).
+  export XDG_CACHE_HOME="$PWD/$out/cache"
+  [[ $out == /* ]] && XDG_CACHE_HOME="$out/cache"
+  mkdir -p "$XDG_CACHE_HOME" && if [[ -d device-state/cache ]]; then cp -r device-state/cache/. "$XDG_CACHE_HOME/"; fi
   date -u +"%Y-%m-%dT%H:%M:%SZ" | tee "$out/date.txt"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/nvidia-smi.txt" || true
   echo "== host links libcuda/libpython? (expect nothing)"
@@ -120,6 +126,11 @@ run() {
   # A plugin this machine cannot load (the Python workflow needs the build machine's libpython) is listed, not fatal.
   "$tg" plugins doctor | tee "$out/plugins-doctor.txt" || true
   local summary=() failed=0
+  if [[ -n ${DEVICE_SCRIPT:-} ]]; then
+    echo "== DEVICE_SCRIPT: $DEVICE_SCRIPT"
+    timeout "${DEVICE_SCRIPT_SECONDS:-300}" bash -c "$DEVICE_SCRIPT" > "$out/script.log" 2>&1 || echo "(exited $?)"
+    tail -20 "$out/script.log"
+  fi
   if [[ ${DEVICE_FIXTURES:-0} == 1 ]]; then
   echo "== fixture candidates through tritongym eval (executor auto)"
   for fixture in tests/fixtures/candidates/vector-add/*.py; do

@@ -142,6 +142,9 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       return kExitFailure;
     }
     boost::json::object out = evaluation_json(*result);
+    // Where the time went (prepare, candidate, compare, baselines), the one part of the executor's record kept.
+    if (const auto* record = out.if_contains("executor"); record && record->is_object())
+      if (const auto* phases = record->as_object().if_contains("phase_seconds")) out["phase_seconds"] = *phases;
     out.erase("executor");
     out.erase("stdout");
     out.erase("stderr");

@@ -149,7 +149,8 @@ Result<ChatResponse> ReplayBackend::chat(const ChatRequest& request) noexcept {
     std::string key = canonical_request(request);
     {
       std::lock_guard lock(mutex_);
-      if (mode_ != ReplayMode::record) {
+      // A backend that is not replayable answers afresh in auto mode (its answer may have changed).
+      if (mode_ == ReplayMode::replay || (mode_ == ReplayMode::automatic && inner_->replayable())) {
         auto found = record_.find(key);
         if (found != record_.end()) {
           ++from_record_;

@@ -2,7 +2,8 @@
 // answer are appended to a JSONL file; in `replay` mode answers come only from that file (no
 // network, no key); in `auto` mode recorded requests are answered from the file and the others are
 // sent and recorded, so a resumed or re-scored run never pays twice for a finished call, and a paper's
-// transcripts can be shipped and re-run.
+// transcripts can be shipped and re-run. A backend that is not replayable (ModelBackend::replayable: the
+// oracle backend, whose answer is a file that may have changed) is always asked in auto mode.
 //
 // Replay is a core decorator rather than a backend plugin: it wraps whichever backend the run file
 // names, which a plugin (with no access to the registry) could not construct.

@@ -51,6 +51,9 @@ class OracleBackend final : public ModelBackend {
   }
 
   std::string model_name() const noexcept override { return "oracle"; }
+  // Its answer is the oracle file as it is now: a resumed run must not be served the one recorded
+  // before the file changed.
+  bool replayable() const noexcept override { return false; }
 
  private:
   std::string root_;

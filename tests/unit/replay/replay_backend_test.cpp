@@ -88,6 +88,49 @@ TEST(Replay, AutoModePaysOnlyForNewCalls) {
   EXPECT_EQ(resumed_calls, 1);
 }
 
+// A backend whose answer comes from a file (as the oracle backend reads oracle.py) and is free.
+class FileBackend final : public ModelBackend {
+ public:
+  FileBackend(std::string path, std::atomic<int>& calls) : path_(std::move(path)), calls_(calls) {}
+  Result<ChatResponse> chat(const ChatRequest&) noexcept override {
+    ++calls_;
+    std::ifstream in(path_);
+    ChatResponse response;
+    response.message.role = Role::assistant;
+    std::getline(in, response.message.content);
+    return response;
+  }
+  std::string model_name() const noexcept override { return "file"; }
+  bool replayable() const noexcept override { return false; }
+
+ private:
+  std::string path_;
+  std::atomic<int>& calls_;
+};
+
+TEST(Replay, ABackendThatIsNotReplayableAnswersAfreshWhenResumedAndIsStillRecorded) {
+  testing::TemporaryDirectory dir;
+  std::string path = (dir.path() / "record.jsonl").string(), source = (dir.path() / "oracle.py").string();
+  std::ofstream(source) << "the first kernel\n";
+  std::atomic<int> calls = 0;
+  {
+    auto first = ReplayBackend::open(path, ReplayMode::automatic, std::make_unique<FileBackend>(source, calls), "m");
+    ASSERT_TRUE(first) << first.status().to_string();
+    EXPECT_EQ((*first)->chat(question("kernel?"))->message.content, "the first kernel");
+  }
+  std::ofstream(source) << "the improved kernel\n";  // the file changed between the run and its resume
+  auto resumed = ReplayBackend::open(path, ReplayMode::automatic, std::make_unique<FileBackend>(source, calls), "m");
+  ASSERT_TRUE(resumed) << resumed.status().to_string();
+  EXPECT_EQ((*resumed)->chat(question("kernel?"))->message.content, "the improved kernel");
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ((*resumed)->answers_from_record(), 0u);
+  EXPECT_EQ((*resumed)->calls_sent(), 1u);
+  // The record keeps every answer (a paper's transcripts), and a pure replay serves the newest one.
+  auto player = ReplayBackend::open(path, ReplayMode::replay, nullptr, "m");
+  ASSERT_TRUE(player) << player.status().to_string();
+  EXPECT_EQ((*player)->chat(question("kernel?"))->message.content, "the improved kernel");
+}
+
 TEST(Replay, SamplesAreRecordedApart) {
   testing::TemporaryDirectory dir;
   std::atomic<int> calls = 0;

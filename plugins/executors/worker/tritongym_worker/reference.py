@@ -116,7 +116,7 @@ class ReferenceRole:
     def baselines(self, request: dict[str, Any]) -> dict[str, Any]:
         """Eager, torch.compile and oracle times per shape, on the candidate's input sets (cached per
         machine, task files, shape and dtype), and each shape's speed-of-light floor."""
-        from . import baselines
+        from . import baselines, timing
 
         task, ceilings = request["task"], request["ceilings"]
         cache = baselines.Cache(os.path.join(request["cache_dir"], "baselines"))
@@ -132,7 +132,8 @@ class ReferenceRole:
         shapes = []
         for shape in request["shapes"]:
             key = hashlib.sha256(json.dumps([machine, files, task["id"], shape["dims"], shape["dtype"],
-                                             request.get("cold_l2", True)], sort_keys=True).encode()).hexdigest()[:24]
+                                             request.get("cold_l2", True), timing.METHOD],
+                                            sort_keys=True).encode()).hexdigest()[:24]
             found = cache.get(key)
             if found is None:
                 sets = [[v.to(self.device) if isinstance(v, torch.Tensor) else v

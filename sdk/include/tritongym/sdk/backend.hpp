@@ -20,6 +20,12 @@ class ModelBackend {
 
   // The model this backend speaks to, for results tables ("gpt-5", "scripted:demo").
   virtual std::string model_name() const noexcept = 0;
+
+  // Whether a replay record may answer for this backend when a run is resumed. False for a backend
+  // whose answers cost nothing and come from files the request does not contain (the oracle backend
+  // reads the task's oracle.py): after such a file changes, a recorded answer would be a stale one. Its
+  // calls are then always sent, and still recorded.
+  virtual bool replayable() const noexcept { return true; }
 };
 
 }  // namespace tritongym
