@@ -7,7 +7,7 @@ not a multiple of 16 is not specialised, a mask against it cannot be proven alig
 a 2-byte one. The same held for vector-add and sgd-momentum-step at their odd held-out sizes, and for the
 row kernels of l2-normalize-rows, quantize-int8-rows, softmax and logsumexp at rows of 3000 or 1000 elements,
 and for transpose-2d's stores into rows of 1000 (runtime row lengths and strides; the oracles now make them
-compile-time constants)."""
+compile-time constants), and for mse-loss-grad at its odd held-out sizes (full blocks now unmasked)."""
 import importlib.util
 import os
 import re
@@ -82,6 +82,13 @@ def test_elementwise_oracles_at_an_odd_size_load_and_store_16_bytes_at_a_time(ta
     types = {"x_ptr": "*fp16", "out_ptr": "*fp16", "n_elements": "i32", "slope": "fp32", "scale": "fp32"}
     assert_vector_loads_and_stores(compile_ptx(getattr(oracle(task), kernel_name), types,
                                                {"n_elements": 9973 * 4099, "BLOCK": 8192}))
+
+
+def test_mse_loss_grad_at_an_odd_size_loads_and_stores_16_bytes_at_a_time():
+    types = {"pred_ptr": "*fp32", "target_ptr": "*fp32", "grad_ptr": "*fp32", "partial_ptr": "*fp32", "n": "i32",
+             "grad_scale": "fp32"}
+    assert_vector_loads_and_stores(compile_ptx(oracle("standard/mse-loss-grad")._mse_grad_kernel, types,
+                                               {"n": 8191 * 3001, "BLOCK": 4096}))
 
 
 def test_embedding_with_a_row_length_that_is_not_a_multiple_of_16_copies_16_bytes_at_a_time():
