@@ -77,6 +77,21 @@ def normalise(verdict: str) -> str:
     return "passed" if verdict in ("passed",) else verdict
 
 
+def where_time_went(results: list[dict]) -> list[str]:
+    """The warm pool's phases summed over its candidates: the executor's (prepare, candidate, compare,
+    baselines) and, inside the candidate's child, its parts (import, load_inputs, run, save_outputs, timing_*)."""
+    lines = []
+    for key, title in (("phase_seconds", "executor phase"), ("candidate_phases", "inside the candidate's child")):
+        totals: dict[str, float] = {}
+        for result in results:
+            for name, seconds in (result.get(key) or {}).items():
+                totals[name] = totals.get(name, 0.0) + float(seconds)
+        if totals:
+            lines += [f"| {title} | s, summed over the warm pool's candidates |", "|---|---:|",
+                      *[f"| {name} | {seconds:.1f} |" for name, seconds in totals.items() if seconds >= 0.05], ""]
+    return lines
+
+
 def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[str, bool]:
     """The markdown table of one measurement: {first_s, first, steady_s?, steady?, cold_s, cold}. Without the
     steady-state pass (a bench stopped at its time limit after the first), the first pass stands in for the
@@ -106,6 +121,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",
+             *where_time_went(steady),
              "| task | candidate | warm verdict | cold verdict | warm s | cold s | same |", "|---|---|---|---|---|---|---|",
              *rows]
     return "\n".join(lines), same == n and len(steady) == n and len(cold_results) == n

@@ -142,9 +142,11 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       return kExitFailure;
     }
     boost::json::object out = evaluation_json(*result);
-    // Where the time went (prepare, candidate, compare, baselines), the one part of the executor's record kept.
+    // Where the time went (prepare, candidate, compare, baselines, and inside the candidate's child), the one
+    // part of the executor's record kept.
     if (const auto* record = out.if_contains("executor"); record && record->is_object())
-      if (const auto* phases = record->as_object().if_contains("phase_seconds")) out["phase_seconds"] = *phases;
+      for (const char* key : {"phase_seconds", "candidate_phases"})
+        if (const auto* value = record->as_object().if_contains(key)) out[key] = *value;
     out.erase("executor");
     out.erase("stdout");
     out.erase("stderr");

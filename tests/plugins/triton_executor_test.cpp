@@ -126,6 +126,24 @@ TEST_F(TritonExecutorTest, CorrectCandidatePasses) {
   EXPECT_NE(result.message.find("within TritonGym's 0.01"), std::string::npos);
 }
 
+TEST_F(TritonExecutorTest, TheRecordSaysWhereTheTimeWent) {
+  auto result = evaluate("correct");
+  EXPECT_VERDICT(result, Verdict::passed);
+  auto record = boost::json::parse(result.record_json).as_object();
+  const auto& phases = record.at("phase_seconds").as_object();
+  for (const char* phase : {"prepare", "candidate", "compare"}) EXPECT_GT(phases.at(phase).to_number<double>(), 0.0) << phase;
+  // Inside the candidate's child: the parts add up to no more than the whole candidate phase.
+  const auto& inside = record.at("candidate_phases").as_object();
+  double parts = 0.0;
+  for (const char* phase : {"setup", "import", "load_inputs", "run", "save_outputs"}) {
+    ASSERT_TRUE(inside.contains(phase)) << phase << " in " << result.record_json.substr(0, 2000);
+    parts += inside.at(phase).to_number<double>();
+  }
+  EXPECT_GT(inside.at("run").to_number<double>(), 0.0);
+  EXPECT_GT(inside.at("load_inputs").to_number<double>(), 0.0);
+  EXPECT_LE(parts, phases.at("candidate").to_number<double>());
+}
+
 TEST_F(TritonExecutorTest, CompileStageReportsKernels) {
   auto result = evaluate("correct", EvaluationStage::compile);
   EXPECT_VERDICT(result, Verdict::passed);

@@ -465,6 +465,9 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (target_ == Target::cuda) result.gpu_seconds = result.wall_seconds;  // the child held a GPU throughout
     for (const char* key : {"kernels", "sandbox", "cases"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
+    // Where the candidate phase's time went inside the child (import, loading inputs, running, saving outputs,
+    // and the timing stage's parts).
+    if (const auto* value = reply->if_contains("phases")) record["candidate_phases"] = *value;
     std::string verdict = text_of(*reply, "verdict");
     std::string folder = text_of(*reply, "folder");
 

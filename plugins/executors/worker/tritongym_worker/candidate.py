@@ -146,12 +146,18 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
 
     entry_name = request["entry"]
     plan = request.get("timing")
+    # Where the child's time goes (seconds), in the reply as `phases`: the evaluation's record keeps it.
+    phases = {"setup": 0.0, "import": 0.0, "load_inputs": 0.0, "run": 0.0, "save_outputs": 0.0}
+    clock = time.perf_counter()
     guard = _TimingGuard(role.device) if plan else None  # before the candidate can touch anything
+    phases["setup"] = time.perf_counter() - clock
     try:
+        clock = time.perf_counter()
         spec = importlib.util.spec_from_file_location("candidate", source_path)
         module = importlib.util.module_from_spec(spec)
         sys.modules["candidate"] = module
         spec.loader.exec_module(module)
+        phases["import"] = time.perf_counter() - clock
     except BaseException as error:
         return {"verdict": "compile_error", "message": diagnostics.describe(error, source_path)}
     entry = getattr(module, entry_name, None)
@@ -163,23 +169,28 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     for case in request.get("cases", []):
         outcome: dict[str, Any] = {"key": case["key"], "status": "ok"}
         try:
+            clock = time.perf_counter()
             originals = torch.load(case["inputs"], weights_only=True)["inputs"]
             # A copy even on the CPU: the candidate may write to its inputs, and the originals must not change.
             inputs = [value.to(role.device, copy=True) if isinstance(value, torch.Tensor) else value
                       for value in originals]
             _poison_allocator(inputs, role.device)
             started = time.perf_counter()
+            phases["load_inputs"] += started - clock
             with torch.no_grad():
                 returned = entry(*inputs)
             if role.device.startswith("cuda"):
                 torch.cuda.synchronize()
             outcome["seconds"] = time.perf_counter() - started
+            phases["run"] += outcome["seconds"]
             outputs = list(returned) if isinstance(returned, (tuple, list)) else [returned]
             problem = _check_outputs(outputs, inputs, role.device)
             if problem:
                 outcome.update({"status": "bad_output", "error": problem})
             elif case.get("output"):
+                clock = time.perf_counter()
                 torch.save(integrity.output_payload(outputs, inputs, originals), case["output"])
+                phases["save_outputs"] += time.perf_counter() - clock
         except BaseException as error:
             verdict = diagnostics.classify(error, during_import=False)
             results.append({**outcome, "status": "error"})
@@ -189,9 +200,13 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
                 reply["kernels"] = diagnostics.compiled_kernels(module)
             return reply
         results.append(outcome)
-    reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module)}
+    reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
+                             "phases": phases}
     if guard is not None:
+        clock = time.perf_counter()
         reply["timing"] = guard.measure(entry, plan, reply["kernels"])
+        phases["timing"] = time.perf_counter() - clock
+        phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
     return reply
 
 

@@ -8,6 +8,7 @@ The reference worker re-checks the saved outputs and adds the baselines and the 
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 import torch
@@ -24,12 +25,16 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     device = f"cuda:{torch.cuda.current_device()}"
     l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
     shapes = []
+    phases = {"load_sets": 0.0, "timed_calls": 0.0, "determinism": 0.0, "save_outputs": 0.0}  # seconds
     for shape in plan.get("shapes", []):
         # Loaded once: the copies on the GPU are timed, the ones on the CPU show afterwards whether a
         # timed call changed its inputs.
+        clock = time.perf_counter()
         originals = [torch.load(path, weights_only=True)["inputs"] for path in shape["sets"]]
         input_sets = [[v.to(device, copy=True) if isinstance(v, torch.Tensor) else v for v in values]
                       for values in originals]
+        phases["load_sets"] += time.perf_counter() - clock
+        clock = time.perf_counter()
         session = timing.time_functions({"candidate": entry}, input_sets, l2_bytes=l2_bytes,
                                         cold_l2=bool(plan.get("cold_l2", True)),
                                         target_seconds=float(plan.get("target_seconds", 0.4)), keep_outputs=True)
@@ -44,7 +49,11 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         flags += _l2_flags(persisting_l2_before)
         if where.get("reason"):
             flags.append("provenance: " + where["reason"])
+        phases["timed_calls"] += time.perf_counter() - clock
+        clock = time.perf_counter()
         flags += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
+        phases["determinism"] += time.perf_counter() - clock
+        clock = time.perf_counter()
         for check in shape.get("recheck", []):
             outputs = times.outputs.get(int(check["set"]))
             outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
@@ -53,6 +62,7 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
                 continue
             index = int(check["set"])
             torch.save(integrity.output_payload(outputs, input_sets[index], originals[index]), check["output"])
+        phases["save_outputs"] += time.perf_counter() - clock
         shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2,
                        "kernels": kernels, "library_fraction": where.get("library_fraction", 0.0),
                        "flags": flags})
@@ -62,7 +72,7 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
     common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
     common += [flag for flag in _l2_flags(persisting_l2_before) if not any(flag in shape["flags"] for shape in shapes)]
-    return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library()}
+    return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library(), "phases": phases}
 
 
 def _l2_flags(persisting_l2_before: int) -> list[str]:
