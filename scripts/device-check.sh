@@ -15,6 +15,7 @@
 #                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
 #   DEVICE_SCRIPT="CMD"    a command of one's own, run first (an experiment), its output in $out/script.log
+#                          (in a lane's spec a value cannot hold spaces: name a script file there)
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
 #                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
 #                          before DEVICE_LANE_DEADLINE: running episodes get the grace to finish;
