@@ -114,8 +114,7 @@ run() {
   [[ ${DEVICE_NATIVE_BUILT:-0} == 1 ]] || build_native "$out"
   # The baseline and ceiling caches outlive the machine: seeded from a carried device-state/cache, kept in
   # $out/cache (fold a call's caches back into device-state/cache here to carry them to the next call).
-  export XDG_CACHE_HOME="$PWD/$out/cache"
-  [[ $out == /* ]] && XDG_CACHE_HOME="$out/cache"
+  case $out in /*) export XDG_CACHE_HOME="$out/cache" ;; *) export XDG_CACHE_HOME="$PWD/$out/cache" ;; esac
   mkdir -p "$XDG_CACHE_HOME" && if [[ -d device-state/cache ]]; then cp -r device-state/cache/. "$XDG_CACHE_HOME/"; fi
   date -u +"%Y-%m-%dT%H:%M:%SZ" | tee "$out/date.txt"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/nvidia-smi.txt" || true
