@@ -7,7 +7,8 @@ not a multiple of 16 is not specialised, a mask against it cannot be proven alig
 a 2-byte one. The same held for vector-add and sgd-momentum-step at their odd held-out sizes, and for the
 row kernels of l2-normalize-rows, quantize-int8-rows, softmax and logsumexp at rows of 3000 or 1000 elements,
 and for transpose-2d's stores into rows of 1000 (runtime row lengths and strides; the oracles now make them
-compile-time constants), and for mse-loss-grad at its odd held-out sizes (full blocks now unmasked)."""
+compile-time constants), and for mse-loss-grad and adam-step at their odd held-out sizes (full blocks now
+unmasked)."""
 import importlib.util
 import os
 import re
@@ -89,6 +90,14 @@ def test_mse_loss_grad_at_an_odd_size_loads_and_stores_16_bytes_at_a_time():
              "grad_scale": "fp32"}
     assert_vector_loads_and_stores(compile_ptx(oracle("standard/mse-loss-grad")._mse_grad_kernel, types,
                                                {"n": 8191 * 3001, "BLOCK": 4096}))
+
+
+def test_adam_step_at_an_odd_size_loads_and_stores_16_bytes_at_a_time():
+    names = ["p_ptr", "g_ptr", "m_ptr", "v_ptr", "p_out", "m_out", "v_out"]
+    scalars = ["decay", "beta1", "one_minus_beta1", "beta2", "one_minus_beta2", "step_size", "inv_sqrt_bias2", "eps"]
+    types = {**{name: "*fp32" for name in names}, "n": "i32", **{name: "fp32" for name in scalars}}
+    assert_vector_loads_and_stores(compile_ptx(oracle("standard/adam-step")._adamw_kernel, types,
+                                               {"n": 25000003, "BLOCK": 2048}))
 
 
 def test_embedding_with_a_row_length_that_is_not_a_multiple_of_16_copies_16_bytes_at_a_time():
