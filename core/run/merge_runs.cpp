@@ -176,6 +176,8 @@ Result<MergeOutcome> merge_runs(const std::vector<std::string>& run_dirs, const 
                        {"environment", parse_error ? boost::json::value(nullptr) : environment}});
   }
   if (first.total_episodes > 0) info.planned_episodes = first.total_episodes;
+  // Named like any run, after its folder and start (the first shard's id would read "shard-0-of-N-...").
+  info.run_id = fs::absolute(into_dir).lexically_normal().filename().string() + "-" + info.started_at;
   bool complete = all_finished && outcome.notes.empty() && static_cast<int64_t>(merged.size()) == info.planned_episodes;
   info.status = complete ? "finished" : "interrupted";
   if (!complete) info.finished_at = "";

@@ -317,6 +317,8 @@ TEST(RunEngine, ShardsMergeIntoTheUnshardedRun) {
   ASSERT_TRUE(merged_store);
   EXPECT_EQ(merged_store->load_run()->planned_episodes, 6);
   EXPECT_EQ(merged_store->meta("shard"), "merged");
+  auto merged_run = merged_store->load_run();
+  EXPECT_EQ(merged_run->run_id.rfind("merged-", 0), 0u) << merged_run->run_id;  // after its folder, not a shard
   auto merged_episodes = merged_store->load_episodes();
   ASSERT_TRUE(merged_episodes);
   for (const auto& episode : *merged_episodes)
