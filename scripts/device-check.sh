@@ -15,7 +15,7 @@
 #                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
 #   DEVICE_SCRIPT="CMD"    a command of one's own, run first (an experiment), its output in $out/script.log
-#                          (in a lane's spec a value cannot hold spaces: name a script file there)
+#                          or a script file (in a lane's spec a value cannot hold spaces: name a file there)
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
 #                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
 #                          before DEVICE_LANE_DEADLINE: running episodes get the grace to finish;
@@ -128,7 +128,9 @@ run() {
   local summary=() failed=0
   if [[ -n ${DEVICE_SCRIPT:-} ]]; then
     echo "== DEVICE_SCRIPT: $DEVICE_SCRIPT"
-    timeout "${DEVICE_SCRIPT_SECONDS:-300}" bash -c "$DEVICE_SCRIPT" > "$out/script.log" 2>&1 || echo "(exited $?)"
+    local how=(bash -c "$DEVICE_SCRIPT")
+    [[ -f $DEVICE_SCRIPT ]] && how=(bash "$DEVICE_SCRIPT")  # a script file needs no execute bit
+    timeout "${DEVICE_SCRIPT_SECONDS:-300}" "${how[@]}" > "$out/script.log" 2>&1 || echo "(exited $?)"
     tail -20 "$out/script.log"
   fi
   if [[ ${DEVICE_FIXTURES:-0} == 1 ]]; then
