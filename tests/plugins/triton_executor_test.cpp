@@ -76,16 +76,21 @@ class TritonExecutorTest : public ::testing::Test {
   }
 
   EvaluationResult evaluate(const std::string& fixture, EvaluationStage stage = EvaluationStage::test,
-                            double timeout_s = 60) {
+                            double timeout_s = 60, Executor* on = nullptr) {
     EvaluationRequest request;
     request.task = task("standard/vector-add");
     request.source_code = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/" + fixture + ".py");
     request.stage = stage;
     request.seeds_per_shape = 2;
     request.timeout_s = timeout_s;
-    auto result = executor_->evaluate(request);
+    auto result = (on ? on : executor_)->evaluate(request);
     EXPECT_TRUE(result) << result.status().to_string();
     return result ? result.value() : EvaluationResult{};
+  }
+  static std::string record_text(const EvaluationResult& result, const char* key) {
+    auto record = boost::json::parse(result.record_json).as_object();
+    const auto* value = record.if_contains(key);
+    return value && value->is_string() ? std::string(value->as_string()) : std::string();
   }
 
   static Registry* registry_;
@@ -261,6 +266,49 @@ TEST_F(TritonExecutorTest, OutputsMustBeFreshTensors) {
   auto nan = evaluate("returns_nan");
   EXPECT_VERDICT(nan, Verdict::wrong_answer);
   EXPECT_NE(nan.message.find("nan"), std::string::npos) << nan.message;
+}
+
+TEST_F(TritonExecutorTest, AnUnknownDataPlaneIsAConfigErrorThatSaysWhere) {
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"data_plane": "disk"})"));
+  ASSERT_FALSE(made);
+  EXPECT_NE(made.status().to_string().find("data_plane"), std::string::npos) << made.status().to_string();
+  EXPECT_NE(made.status().to_string().find("disk"), std::string::npos) << made.status().to_string();
+}
+
+// triton-cuda moves inputs and outputs through GPU memory (CUDA IPC) by default; the file transport stays
+// available, and both must judge every candidate alike.
+TEST_F(TritonExecutorTest, BothDataPlanesJudgeAlike) {
+  if (!kCuda) GTEST_SKIP() << "the GPU data plane is triton-cuda's (the interpreter has files only)";
+  auto files = registry_->create<Executor>(kExecutor, context(R"({"workers": 1, "data_plane": "files", "timing_seconds": 0.15})"));
+  ASSERT_TRUE(files) << files.status().to_string();
+  for (const char* fixture : {"correct", "wrong", "modifies_input", "returns_nan", "returns_input", "raises"}) {
+    EvaluationResult on_gpu = evaluate(fixture, EvaluationStage::benchmark, 300);
+    EvaluationResult on_files = evaluate(fixture, EvaluationStage::benchmark, 300, files->get());
+    EXPECT_EQ(verdict_name(on_gpu.verdict), std::string(verdict_name(on_files.verdict)))
+        << fixture << "\n gpu: " << on_gpu.message << "\n files: " << on_files.message;
+    if (on_gpu.verdict == Verdict::passed || on_gpu.verdict == Verdict::wrong_answer) {
+      EXPECT_EQ(record_text(on_gpu, "data_plane"), "gpu") << fixture;
+      EXPECT_EQ(record_text(on_files, "data_plane"), "files") << fixture;
+    }
+  }
+}
+
+// A candidate that writes through its mapping of the reference worker's exported inputs is caught by the
+// reference worker's own check, after the child has exited (tests/fixtures/candidates/vector-add/writes_harness_inputs.py).
+TEST_F(TritonExecutorTest, WritingToTheHarnesssCopyOfTheInputsFails) {
+  if (!kCuda) GTEST_SKIP() << "only the GPU data plane maps the harness's inputs into the candidate";
+  EvaluationRequest request;
+  request.task = task("standard/vector-add");
+  request.source_code = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/writes_harness_inputs.py");
+  request.stage = EvaluationStage::test;
+  request.seeds_per_shape = 1;
+  request.timeout_s = 120;
+  auto result = executor_->evaluate(request);
+  ASSERT_TRUE(result) << result.status().to_string();
+  EXPECT_VERDICT(*result, Verdict::wrong_answer);
+  EXPECT_NE(result->message.find("harness's copy"), std::string::npos) << result->message;
+  // The store's private copy is untouched: the next evaluation of the task passes.
+  EXPECT_VERDICT(evaluate("correct"), Verdict::passed);
 }
 
 TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cupti_tracer.hpp"
+#include "device_blocks.hpp"
 
 namespace py = pybind11;
 namespace native = tritongym::native;
@@ -182,6 +183,18 @@ int64_t cupti_stream_id(uintptr_t stream_handle) {
   return tracer().stream_id_of(context, stream_handle);
 }
 
+// The block as a one-dimensional uint8 array for torch.as_tensor (which keeps the block alive).
+template <class Block>
+py::dict array_interface(const Block& block) {
+  if (!block.pointer()) throw std::runtime_error("the block was freed or closed");
+  py::dict out;
+  out["shape"] = py::make_tuple(block.bytes());
+  out["typestr"] = "|u1";
+  out["data"] = py::make_tuple(block.pointer(), false);
+  out["version"] = 3;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(tritongym_native, module) {
@@ -197,6 +210,22 @@ PYBIND11_MODULE(tritongym_native, module) {
   module.def("cupti_set_call", &cupti_set_call, py::arg("call"),
              "attributes launches from now on to timed call `call` (-1: none)");
   module.def("cupti_stop", &cupti_stop, "synchronises, flushes, stops tracing; returns the activities as dicts");
+  py::class_<native::ExportedBlock>(module, "ExportedBlock",
+                                    "device memory of its own cuMemAlloc, exported through CUDA IPC")
+      .def(py::init<int, uint64_t, int>(), py::arg("device"), py::arg("bytes"), py::arg("fill") = -1)
+      .def_property_readonly("pointer", &native::ExportedBlock::pointer)
+      .def_property_readonly("bytes", &native::ExportedBlock::bytes)
+      .def_property_readonly("device", &native::ExportedBlock::device)
+      .def_property_readonly("handle", [](const native::ExportedBlock& block) { return py::bytes(block.handle()); })
+      .def_property_readonly("__cuda_array_interface__", &array_interface<native::ExportedBlock>)
+      .def("free", &native::ExportedBlock::free, "frees it now (views of it must be gone)");
+  py::class_<native::MappedBlock>(module, "MappedBlock", "another process's exported block, mapped here")
+      .def(py::init<int, const std::string&>(), py::arg("device"), py::arg("handle"))
+      .def_property_readonly("pointer", &native::MappedBlock::pointer)
+      .def_property_readonly("bytes", &native::MappedBlock::bytes, "the allocation's size as the driver reports it")
+      .def_property_readonly("device", &native::MappedBlock::device)
+      .def_property_readonly("__cuda_array_interface__", &array_interface<native::MappedBlock>)
+      .def("close", &native::MappedBlock::close, "unmaps it now (views of it must be gone)");
   module.def("cupti_stream_id", &cupti_stream_id, py::arg("stream_handle"),
              "CUPTI's id of a CUDA stream handle in the current context, -1 when unknown");
 }

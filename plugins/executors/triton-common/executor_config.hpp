@@ -18,7 +18,11 @@ struct TritonExecutorConfig {
   std::string temp_dir;            // "" -> the system's temporary folder
   std::vector<std::string> pass_environment;  // host variables workers may also see (never secrets)
   bool keep_folders = false;       // keep worker folders after the run, for debugging
-  int64_t reference_cache_tasks = 4;  // tasks whose inputs and expected outputs stay on disk
+  int64_t reference_cache_tasks = 4;  // tasks whose inputs and expected outputs stay on disk (files)
+  // How data travels between the reference worker and candidates on triton-cuda: "gpu" (CUDA IPC,
+  // docs/worker-protocol.md) or "files" (the interpreter's only transport).
+  std::string data_plane = "gpu";
+  double reference_memory_fraction = 0.3;  // of each GPU, for the reference worker's cases (gpu)
   // Timing (triton-cuda; docs/timing.md).
   bool cold_l2 = true;             // false: warm-L2 timing, named in every result
   int64_t timing_input_sets = 4;   // input sets the timed calls rotate over (each re-checked afterwards)
@@ -36,6 +40,8 @@ struct TritonExecutorConfig {
         field("pass_environment", &TritonExecutorConfig::pass_environment),
         field("keep_folders", &TritonExecutorConfig::keep_folders), field("cold_l2", &TritonExecutorConfig::cold_l2),
         field("reference_cache_tasks", &TritonExecutorConfig::reference_cache_tasks),
+        field("data_plane", &TritonExecutorConfig::data_plane),
+        field("reference_memory_fraction", &TritonExecutorConfig::reference_memory_fraction),
         field("timing_input_sets", &TritonExecutorConfig::timing_input_sets),
         field("timing_seconds", &TritonExecutorConfig::timing_seconds),
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),

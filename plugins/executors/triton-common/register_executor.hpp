@@ -13,6 +13,12 @@ inline Result<std::unique_ptr<Executor>> create_executor(Target target, const Pl
   if (!config) return config.status();
   if (config->recycle_after < 1) return Status(StatusCode::invalid_config, "recycle_after must be at least 1", "/recycle_after");
   if (config->workers < 0) return Status(StatusCode::invalid_config, "workers must be 0 (automatic) or more", "/workers");
+  if (config->data_plane != "gpu" && config->data_plane != "files")
+    return Status(StatusCode::invalid_config, "data_plane must be gpu or files, not '" + config->data_plane + "'",
+                  "/data_plane");
+  if (!(config->reference_memory_fraction > 0 && config->reference_memory_fraction < 1))
+    return Status(StatusCode::invalid_config, "reference_memory_fraction must lie between 0 and 1",
+                  "/reference_memory_fraction");
   std::string python = config->python.empty() ? context.python_executable : config->python;
   // The worker package sits in <plugins>/python, beside the plugin folders (built and installed there).
   std::string python_path = (std::filesystem::path(context.plugin_dir).parent_path() / "python").string();

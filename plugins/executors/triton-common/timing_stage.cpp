@@ -59,13 +59,22 @@ std::vector<TritonExecutor::TimingShape> TritonExecutor::plan_timing(const Evalu
   return shapes;
 }
 
-boost::json::object TritonExecutor::timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes) const {
+boost::json::object TritonExecutor::timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes,
+                                                     const Plane& plane) const {
   boost::json::array planned;
   for (size_t s = 0; s < shapes.size(); ++s) {
     boost::json::array sets, recheck;
     for (size_t i = 0; i < shapes[s].sets.size(); ++i) {
-      sets.push_back(boost::json::value(shapes[s].sets[i].inputs));
-      recheck.push_back({{"set", i}, {"output", "timed-" + std::to_string(s) + "-" + std::to_string(i) + ".pt"}});
+      // Files: the set's inputs file, and the name of the file the timed call's outputs go to. The GPU data
+      // plane: descriptors of the exported inputs and of the receive block.
+      std::string timed = "timed-" + std::to_string(s) + "-" + std::to_string(i);
+      if (plane.on()) {
+        sets.push_back(plane.inputs.at(shapes[s].sets[i].expected));
+        recheck.push_back({{"set", i}, {"output", plane.receive.at(timed)}});
+      } else {
+        sets.push_back(boost::json::value(shapes[s].sets[i].inputs));
+        recheck.push_back({{"set", i}, {"output", timed + ".pt"}});
+      }
     }
     planned.push_back({{"key", shapes[s].shape}, {"sets", sets}, {"recheck", recheck}});
   }
@@ -82,12 +91,13 @@ boost::json::object TritonExecutor::timing_plan_json(const TaskSpec& task, const
           {"shapes", planned}};
 }
 
-Result<boost::json::object> TritonExecutor::machine_ceilings() {
+Result<boost::json::object> TritonExecutor::machine_ceilings(int64_t gpu) {
   {
     std::lock_guard lock(reference_mutex_);
     if (ceilings_) return *ceilings_;
   }
-  auto reply = reference_request({{"op", "ceilings"}, {"cache_dir", cache_dir()}}, "measuring the machine's ceilings");
+  auto reply = reference_request({{"op", "ceilings"}, {"cache_dir", cache_dir()}, {"gpu", gpu}},
+                                 "measuring the machine's ceilings");
   if (!reply) return reply.status();
   std::lock_guard lock(reference_mutex_);
   ceilings_ = reply->at("ceilings").as_object();
@@ -95,16 +105,17 @@ Result<boost::json::object> TritonExecutor::machine_ceilings() {
 }
 
 Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                                     const boost::json::object& ceilings) {
+                                                     const boost::json::object& ceilings, const Plane& plane) {
   boost::json::array requested;
   for (const auto& shape : shapes) {
-    boost::json::array sets;
-    for (const auto& set : shape.sets) sets.push_back(boost::json::value(set.inputs));
+    boost::json::array sets;  // files: input files; the GPU data plane: the cases' keys in its store
+    for (const auto& set : shape.sets) sets.push_back(boost::json::value(plane.on() ? set.expected : set.inputs));
     requested.push_back({{"key", shape.shape}, {"dims", dims_json(shape.dims)}, {"dtype", shape.dtype}, {"sets", sets}});
   }
-  auto reply = reference_request({{"op", "baselines"}, {"task", task_json(task)}, {"shapes", requested},
-                                  {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}},
-                                 "timing the baselines of " + task.id);
+  boost::json::object request{{"op", "baselines"}, {"task", task_json(task)}, {"shapes", requested},
+                              {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}};
+  if (plane.on()) request["gpu"] = plane.gpu;
+  auto reply = reference_request(request, "timing the baselines of " + task.id);
   if (!reply) return reply.status();
   return reply->at("shapes").as_array();
 }

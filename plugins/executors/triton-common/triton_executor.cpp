@@ -225,7 +225,42 @@ std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationReq
   return cases;
 }
 
-Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& task, const std::vector<Case>& cases) {
+Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases,
+                                                          Plane& plane) {
+  // Every case every time: the reference worker keeps them on the GPU and only exports copies here.
+  boost::json::array requested, receive;
+  for (const auto& c : cases) {
+    boost::json::object dims;
+    for (const auto& [name, size] : c.dims) dims[name] = size;
+    requested.push_back({{"key", c.key}, {"dims", dims}, {"dtype", c.dtype}, {"seed", c.seed}, {"reference", c.expected}});
+  }
+  for (const auto& [id, expected] : plane.wanted) receive.push_back({{"id", id}, {"reference", expected}});
+  auto reply = reference_request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", requested},
+                                  {"gpu", plane.gpu}, {"evaluation", plane.evaluation}, {"receive", receive},
+                                  {"memory_fraction", config_.reference_memory_fraction}},
+                                 "preparing the cases of " + task.id);
+  if (!reply) return reply.status();
+  const auto& replies = reply->at("cases").as_array();
+  if (replies.size() != cases.size())
+    return Status(StatusCode::internal, "the reference worker prepared " + std::to_string(replies.size()) + " of " +
+                                            std::to_string(cases.size()) + " cases of " + task.id);
+  boost::json::array described;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& entry = replies[i].as_object();
+    plane.inputs[cases[i].expected] = entry.at("inputs");
+    boost::json::object dims;
+    for (const auto& [name, size] : cases[i].dims) dims[name] = size;
+    described.push_back({{"case", cases[i].key}, {"dims", dims}, {"outputs", entry.at("outputs")}});
+  }
+  for (const auto& [id, descriptor] : reply->at("receive").as_object()) plane.receive[std::string(id)] = descriptor;
+  return described;
+}
+
+Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& task, const std::vector<Case>& cases,
+                                                              Plane& plane) {
+  if (task.reference_path.empty())
+    return Status(StatusCode::failed_precondition, "task " + task.id + " has no reference.py");
+  if (plane.on()) return prepare_on_gpu(task, cases, plane);
   std::lock_guard lock(reference_mutex_);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
   auto described = [&] {
@@ -311,11 +346,18 @@ class TritonExecutor::TaskInUse {
   std::string task_;
 };
 
-Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>& produced, const TaskSpec& task) {
+Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>& produced, const TaskSpec& task,
+                                                    const Plane& plane) {
   boost::json::array requested;
-  for (const auto& [c, output] : produced) {
+  for (const auto& [c, output, received, told] : produced) {
     boost::json::object entry{{"key", c.key}, {"inputs", c.inputs}, {"reference", c.expected},
                               {"output", output}, {"dtype", c.dtype}};
+    if (plane.on()) {
+      entry["evaluation"] = plane.evaluation;
+      entry["received"] = received;
+      if (const auto* changed = told.if_contains("changed_inputs")) entry["changed_inputs"] = *changed;
+      if (const auto* problem = told.if_contains("output_problem")) entry["child_problem"] = *problem;
+    }
     if (auto tolerance = task.tolerance.find(c.dtype); tolerance != task.tolerance.end()) {
       entry["atol"] = tolerance->second.atol;
       entry["rtol"] = tolerance->second.rtol;
@@ -380,6 +422,21 @@ void TritonExecutor::release_worker(std::unique_ptr<Worker> worker, bool keep) {
   pool_changed_.notify_one();
 }
 
+class TritonExecutor::PlaneRelease {
+ public:
+  PlaneRelease(TritonExecutor& executor, const Plane& plane) : executor_(executor), plane_(plane) {}
+  ~PlaneRelease() {
+    if (plane_.on())  // best effort: a reference worker that died took its blocks with it
+      (void)executor_.reference_request({{"op", "release"}, {"evaluation", plane_.evaluation}}, "releasing an evaluation");
+  }
+  PlaneRelease(const PlaneRelease&) = delete;
+  PlaneRelease& operator=(const PlaneRelease&) = delete;
+
+ private:
+  TritonExecutor& executor_;
+  const Plane& plane_;
+};
+
 Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& request) noexcept {
   try {
     const bool timed = is_timing_stage(request.stage) && target_ == Target::cuda;
@@ -392,8 +449,6 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (const auto& set : shape.sets)
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
-    // The reference worker computes on GPU 0: never while a candidate is being timed there.
-    std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
     // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, compare, baselines},
     // each beside the time it waited for its GPU, its worker or the reference worker (<phase>_wait).
     boost::json::object phases;
@@ -403,37 +458,57 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       phases[phase] = std::chrono::duration<double>(now - clock).count();
       clock = now;
     };
-    if (target_ == Target::cuda) reference_gpu.lock();
-    lap("prepare_wait");
-    auto prepared = prepare_references(request.task, to_prepare);
-    lap("prepare");
-    if (reference_gpu.owns_lock()) reference_gpu.unlock();
-    if (!prepared) return prepared.status();
-    std::vector<std::string> warnings =
-        request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
 
+    // The worker first: its GPU is where the GPU data plane puts this evaluation's cases.
     auto acquired = acquire_worker();
     if (!acquired) return acquired.status();
     std::unique_ptr<Worker> worker = std::move(acquired.value());
     worker->evaluations += 1;
-    // Timed evaluations have their GPU to themselves, and the baselines GPU 0 as well.
+    // Timed evaluations have their GPU to themselves. On the file transport the reference worker computes,
+    // compares and times baselines on GPU 0, which it locks as well when the worker's GPU is another.
     const int64_t gpu = worker->gpu;
     std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
     std::unique_lock gpu_exclusive(gpu_mutex(gpu), std::defer_lock);
     if (target_ == Target::cuda) timed ? gpu_exclusive.lock() : gpu_shared.lock();
+    Plane plane;
+    if (target_ == Target::cuda && config_.data_plane == "gpu") {
+      plane.evaluation = "evaluation-" + std::to_string(++evaluations_);
+      plane.gpu = gpu;
+      if (request.stage != EvaluationStage::compile)
+        for (size_t i = 0; i < cases.size(); ++i) plane.wanted.emplace_back("check-" + std::to_string(i), cases[i].expected);
+      for (size_t s = 0; s < timing.size(); ++s)
+        for (size_t i = 0; i < timing[s].sets.size(); ++i)
+          plane.wanted.emplace_back("timed-" + std::to_string(s) + "-" + std::to_string(i), timing[s].sets[i].expected);
+    }
+    PlaneRelease plane_release(*this, plane);
+    std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
+    if (target_ == Target::cuda && !plane.on() && gpu != 0) reference_gpu.lock();
+    lap("prepare_wait");
+    auto prepared = prepare_references(request.task, to_prepare, plane);
+    lap("prepare");
+    if (reference_gpu.owns_lock()) reference_gpu.unlock();
+    if (!prepared) {
+      release_worker(std::move(worker), true);
+      return prepared.status();
+    }
+    std::vector<std::string> warnings =
+        request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
     lap("candidate_wait");
 
     boost::json::array run_cases;
     for (size_t i = 0; i < cases.size(); ++i) {
-      boost::json::object entry{{"key", cases[i].key}, {"inputs", cases[i].inputs}};
-      if (request.stage != EvaluationStage::compile) entry["output"] = "out-" + std::to_string(i) + ".pt";
+      boost::json::object entry{{"key", cases[i].key}};
+      entry["inputs"] = plane.on() ? plane.inputs.at(cases[i].expected) : boost::json::value(cases[i].inputs);
+      if (request.stage != EvaluationStage::compile)
+        entry["output"] = plane.on() ? plane.receive.at("check-" + std::to_string(i))
+                                     : boost::json::value("out-" + std::to_string(i) + ".pt");
       run_cases.push_back(std::move(entry));
     }
     boost::json::object run{{"op", "run"},           {"stage", stage_name(request.stage)},
                             {"code", request.source_code}, {"entry", request.task.entry_function},
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
                             {"keep_folder", config_.keep_folders}};
-    if (timed) run["timing"] = timing_plan_json(request.task, timing);
+    if (timed) run["timing"] = timing_plan_json(request.task, timing, plane);
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
     lap("candidate");
 
@@ -441,6 +516,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     result.warnings = warnings;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
                                {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
+    if (target_ == Target::cuda) record["data_plane"] = plane.on() ? "gpu" : "files";
     if (!warnings.empty()) record["warnings"] = boost::json::value_from(warnings);
     record["phase_seconds"] = phases;
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
@@ -480,7 +556,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     }
     // The candidate ran every case. An output that is not a plain, fresh tensor fails here.
     std::string bad_output;
-    for (const auto& c : reply->at("cases").as_array()) {
+    const auto& case_replies = reply->at("cases").as_array();
+    for (const auto& c : case_replies) {
       const auto& entry = c.as_object();
       if (text_of(entry, "status") == "bad_output" && bad_output.empty())
         bad_output = text_of(entry, "key") + ": " + text_of(entry, "error");
@@ -497,15 +574,33 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (const auto* value = reply->if_contains("timing"); value && value->is_object()) timing_report = value->as_object();
     const bool timing_ran = timed && !timing_report.contains("error");
     std::vector<Produced> produced;
-    for (size_t i = 0; i < cases.size(); ++i) produced.push_back({cases[i], folder + "/out-" + std::to_string(i) + ".pt"});
-    if (timing_ran)
-      for (size_t s = 0; s < timing.size(); ++s)
-        for (size_t i = 0; i < timing[s].sets.size(); ++i)
-          produced.push_back({timing[s].sets[i], folder + "/timed-" + std::to_string(s) + "-" + std::to_string(i) + ".pt"});
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Produced p{cases[i], folder + "/out-" + std::to_string(i) + ".pt", "check-" + std::to_string(i), {}};
+      if (i < case_replies.size() && case_replies[i].is_object()) p.told = case_replies[i].as_object();
+      produced.push_back(std::move(p));
+    }
+    if (timing_ran) {
+      const auto* reported = timing_report.if_contains("shapes");
+      for (size_t s = 0; s < timing.size(); ++s) {
+        // What the child said of each re-checked set (the GPU data plane), in plan order.
+        const boost::json::array* rechecks = nullptr;
+        if (reported && reported->is_array() && s < reported->as_array().size())
+          if (const auto* found = reported->as_array()[s].as_object().if_contains("rechecks"); found && found->is_array())
+            rechecks = &found->as_array();
+        for (size_t i = 0; i < timing[s].sets.size(); ++i) {
+          std::string timed_id = "timed-" + std::to_string(s) + "-" + std::to_string(i);
+          Produced p{timing[s].sets[i], folder + "/" + timed_id + ".pt", timed_id, {}};
+          if (rechecks)
+            for (const auto& told : *rechecks)
+              if (told.is_object() && number_of(told.as_object(), "set") == static_cast<double>(i)) p.told = told.as_object();
+          produced.push_back(std::move(p));
+        }
+      }
+    }
     clock = std::chrono::steady_clock::now();
-    if (target_ == Target::cuda && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
+    if (target_ == Target::cuda && !plane.on() && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
     lap("compare_wait");
-    auto compared = compare(produced, request.task);
+    auto compared = compare(produced, request.task, plane);
     if (reference_gpu.owns_lock()) reference_gpu.unlock();
     lap("compare");
     record["phase_seconds"] = phases;
@@ -578,12 +673,12 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     } else if (timed && result.verdict == Verdict::passed) {
       clock = std::chrono::steady_clock::now();
       std::unique_lock baseline_gpu(gpu_mutex(0), std::defer_lock);
-      if (gpu != 0) baseline_gpu.lock();
+      if (!plane.on() && gpu != 0) baseline_gpu.lock();  // the GPU data plane times them on this worker's GPU
       lap("baselines_wait");
-      auto ceilings = machine_ceilings();
+      auto ceilings = machine_ceilings(plane.on() ? gpu : 0);
       boost::json::array measured;
       if (ceilings) {
-        auto found = baselines(request.task, timing, *ceilings);
+        auto found = baselines(request.task, timing, *ceilings, plane);
         lap("baselines");
         record["phase_seconds"] = phases;
         if (found) measured = std::move(found.value());

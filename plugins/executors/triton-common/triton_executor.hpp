@@ -7,6 +7,7 @@
 // shares a process with the reference, the comparison, or the reference's files.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <list>
@@ -57,26 +58,44 @@ class TritonExecutor final : public Executor {
     std::string dtype;
     std::vector<Case> sets;
   };
-  // A candidate output file to compare with a case's expected outputs.
+  // A candidate's outputs to compare with a case's expected outputs.
   struct Produced {
     Case source;
-    std::string output;  // absolute path of the .pt the candidate's child wrote
+    std::string output;           // files: absolute path of the .pt the candidate's child wrote
+    std::string received;         // GPU data plane: the id of the receive block the child wrote to
+    boost::json::object told;     // GPU data plane: what the child said (changed_inputs, output_problem)
   };
 
+  // One evaluation on the GPU data plane (docs/worker-protocol.md): the reference worker's blocks for it,
+  // on the candidate's GPU. Empty `evaluation`: the file transport.
+  struct Plane {
+    std::string evaluation;
+    int64_t gpu = 0;
+    std::vector<std::pair<std::string, std::string>> wanted;  // receive blocks: id, Case::expected
+    std::map<std::string, boost::json::value> inputs;   // Case::expected -> descriptor of its exported inputs
+    std::map<std::string, boost::json::value> receive;  // id -> descriptor of its receive block
+    bool on() const { return !evaluation.empty(); }
+  };
+  // Frees an evaluation's blocks in the reference worker when it ends, however it ends.
+  class PlaneRelease;
+
   std::vector<Case> plan_cases(const EvaluationRequest& request, int64_t seeds) const;
-  // Error, or the reference worker's description of the expected outputs, one entry per case.
-  Result<boost::json::array> prepare_references(const TaskSpec& task, const std::vector<Case>& cases);
-  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task);
+  // Error, or the reference worker's description of the expected outputs, one entry per case. With a
+  // plane, also fills its descriptors.
+  Result<boost::json::array> prepare_references(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane);
+  Result<boost::json::array> prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane);
+  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task, const Plane& plane);
   Result<boost::json::object> reference_request(boost::json::object request, const std::string& what);
   Status ensure_reference_worker() const;  // caller holds reference_mutex_
 
   // The timing stages (timing_stage.cpp).
   static bool is_timing_stage(EvaluationStage stage);
   std::vector<TimingShape> plan_timing(const EvaluationRequest& request) const;
-  boost::json::object timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes) const;
-  Result<boost::json::object> machine_ceilings();
+  boost::json::object timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes,
+                                       const Plane& plane) const;
+  Result<boost::json::object> machine_ceilings(int64_t gpu);
   Result<boost::json::array> baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                       const boost::json::object& ceilings);
+                                       const boost::json::object& ceilings, const Plane& plane);
   // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
   // kernels, flags). `recheck` holds the comparison entries of the timed outputs, in plan order.
   void apply_timing(const std::vector<TimingShape>& shapes,
@@ -98,6 +117,7 @@ class TritonExecutor final : public Executor {
   HostLog* log_;
   std::string root_;                  // this executor's temporary folder
   std::vector<int64_t> secret_seeds_;
+  std::atomic<int64_t> evaluations_{0};  // names each evaluation on the GPU data plane
 
   mutable std::mutex reference_mutex_;  // one request at a time to the reference worker
   mutable std::unique_ptr<Worker> reference_;

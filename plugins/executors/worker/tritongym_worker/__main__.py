@@ -76,7 +76,7 @@ def main() -> int:
         try:
             if op == "hello":
                 reply = _hello(args.role, args.device)
-            elif op in ("prepare", "compare", "ceilings", "baselines", "static_check") and args.role == "reference":
+            elif op in ("prepare", "compare", "ceilings", "baselines", "static_check", "release") and args.role == "reference":
                 reply = getattr(handler, op)(request)
             elif op == "run" and args.role == "candidate":
                 reply = handler.run(request)

@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any
 
-from . import diagnostics, integrity, sandbox
+from . import diagnostics, handover, integrity, sandbox
 
 MAX_CAPTURE_BYTES = 64 * 1024
 
@@ -116,9 +116,11 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         os.chdir(folder)
         if not role.device.startswith("cuda"):
             sandbox.limit_memory(role.memory_limit_bytes)
+        # Input files (the file transport; the GPU data plane sends descriptors of device memory instead).
         timing_sets = [path for shape in (request.get("timing") or {}).get("shapes", []) for path in shape["sets"]]
         input_folders = sorted({os.path.dirname(path) for path in
-                                [case["inputs"] for case in request.get("cases", [])] + timing_sets})
+                                [case["inputs"] for case in request.get("cases", [])] + timing_sets
+                                if isinstance(path, str)})
         # Writes: its folder, the Triton cache, devices, and its own /proc entry (the CUDA driver needs it).
         role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
                                                    [folder, role.triton_cache, "/dev", "/proc/self"])
@@ -168,9 +170,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     results = []
     for case in request.get("cases", []):
         outcome: dict[str, Any] = {"key": case["key"], "status": "ok"}
+        imported = None
         try:
             clock = time.perf_counter()
-            originals = torch.load(case["inputs"], weights_only=True)["inputs"]
+            originals, imported = handover.load_inputs(case["inputs"])
             # A copy even on the CPU: the candidate may write to its inputs, and the originals must not change.
             inputs = [value.to(role.device, copy=True) if isinstance(value, torch.Tensor) else value
                       for value in originals]
@@ -189,7 +192,7 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
                 outcome.update({"status": "bad_output", "error": problem})
             elif case.get("output"):
                 clock = time.perf_counter()
-                torch.save(integrity.output_payload(outputs, inputs, originals), case["output"])
+                outcome.update(handover.give_outputs(case["output"], outputs, inputs, originals))
                 phases["save_outputs"] += time.perf_counter() - clock
         except BaseException as error:
             verdict = diagnostics.classify(error, during_import=False)
@@ -199,6 +202,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
             if not reply["cuda_fault"]:
                 reply["kernels"] = diagnostics.compiled_kernels(module)
             return reply
+        finally:
+            if imported is not None:
+                originals = []
+                handover.close_quietly(imported)
         results.append(outcome)
     reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
                              "phases": phases}

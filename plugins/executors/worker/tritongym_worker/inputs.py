@@ -23,32 +23,37 @@ def evaluate_expression(text: Any, dims: dict[str, int]) -> Any:
 
 def _tensor(spec: dict[str, Any], dims: dict[str, int], dtype: torch.dtype, generator: torch.Generator,
             device: str) -> torch.Tensor:
+    """One tensor, drawn where `generator` is (the CPU, or the GPU for the GPU data plane), then moved to `device`."""
     shape = [int(evaluate_expression(size, dims)) for size in spec.get("shape", [])]
     dtype = DTYPES[spec["dtype"]] if "dtype" in spec else dtype
     distribution = spec.get("distribution", "randint" if not dtype.is_floating_point else "normal")
+    where = generator.device
     if distribution == "randint":
         low = int(evaluate_expression(spec.get("low", 0), dims))
         high = int(evaluate_expression(spec.get("high", 2), dims))
-        return torch.randint(low, high, shape, generator=generator, dtype=torch.int64).to(dtype).to(device)
+        return torch.randint(low, high, shape, generator=generator, dtype=torch.int64, device=where).to(dtype).to(device)
     if distribution == "uniform":
         low = float(evaluate_expression(spec.get("low", -1.0), dims))
         high = float(evaluate_expression(spec.get("high", 1.0), dims))
-        values = torch.rand(shape, generator=generator, dtype=torch.float32) * (high - low) + low
+        values = torch.rand(shape, generator=generator, dtype=torch.float32, device=where) * (high - low) + low
     elif distribution == "normal":
         mean = float(evaluate_expression(spec.get("mean", 0.0), dims))
         std = float(evaluate_expression(spec.get("std", 1.0), dims))
-        values = torch.randn(shape, generator=generator, dtype=torch.float32) * std + mean
+        values = torch.randn(shape, generator=generator, dtype=torch.float32, device=where) * std + mean
     else:
         raise ValueError(f"input '{spec.get('name')}': unknown distribution '{distribution}'")
     return values.to(dtype).to(device).contiguous()
 
 
 def make_inputs(input_specs: list[dict[str, Any]], make_inputs_fn: Optional[Callable[..., Any]],
-                dims: dict[str, int], dtype_name: str, seed: int, device: str) -> list[Any]:
-    """The positional arguments of the entry function, generated on the CPU then moved to `device`
-    so that a seed gives the same values on every machine."""
+                dims: dict[str, int], dtype_name: str, seed: int, device: str, draw_on_device: bool = False) -> list[Any]:
+    """The positional arguments of the entry function, drawn on the CPU then moved to `device`, so that a
+    seed gives the same values on every machine; with `draw_on_device`, inputs described in task.yaml are
+    drawn on `device` itself (the GPU data plane: a few ms for what takes the CPU a second, but the values of
+    a seed then depend on the GPU model). A task's own make_inputs always gets a CPU generator."""
     dtype = DTYPES[dtype_name]
-    generator = torch.Generator().manual_seed(seed)
+    on_gpu = draw_on_device and make_inputs_fn is None and str(device).startswith("cuda")
+    generator = torch.Generator(device=device if on_gpu else "cpu").manual_seed(seed)
     if make_inputs_fn is not None:
         made = make_inputs_fn(dict(dims), dtype, generator)
         return [value.to(device) if isinstance(value, torch.Tensor) else value for value in made]

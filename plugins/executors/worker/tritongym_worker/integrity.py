@@ -322,6 +322,14 @@ def outputs_identical(a: Any, b: Any) -> bool:
     return True
 
 
+def changed_positions(inputs: list[Any], originals: list[Any]) -> list[int]:
+    """The positions of the arguments whose values after the call differ, byte for byte, from the
+    originals (both on the same device)."""
+    if len(inputs) != len(originals):
+        return list(range(max(len(inputs), len(originals))))
+    return [index for index, (after, before) in enumerate(zip(inputs, originals)) if not outputs_identical(after, before)]
+
+
 def output_payload(outputs: list[Any], inputs: list[Any], originals: list[Any]) -> dict[str, Any]:
     import torch
 

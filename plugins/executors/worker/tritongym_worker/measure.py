@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import integrity, provenance, timing
+from . import handover, integrity, provenance, timing
 
 
 def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "integrity.Snapshot",
@@ -30,7 +30,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         # Loaded once: the copies on the GPU are timed, the ones on the CPU show afterwards whether a
         # timed call changed its inputs.
         clock = time.perf_counter()
-        originals = [torch.load(path, weights_only=True)["inputs"] for path in shape["sets"]]
+        loaded = [handover.load_inputs(source) for source in shape["sets"]]
+        originals = [values for values, _ in loaded]
         input_sets = [[v.to(device, copy=True) if isinstance(v, torch.Tensor) else v for v in values]
                       for values in originals]
         phases["load_sets"] += time.perf_counter() - clock
@@ -54,19 +55,26 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         flags += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
         phases["determinism"] += time.perf_counter() - clock
         clock = time.perf_counter()
+        rechecks = []  # per re-checked set, what the GPU data plane's reference worker is told
         for check in shape.get("recheck", []):
             outputs = times.outputs.get(int(check["set"]))
             outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
             if not all(integrity.is_plain_tensor(o) for o in outputs):
                 flags.append("integrity: a timed call returned something other than plain tensors")
+                rechecks.append({"set": int(check["set"]), "output_problem": "a timed call returned something "
+                                 "other than plain tensors"})
                 continue
             index = int(check["set"])
-            torch.save(integrity.output_payload(outputs, input_sets[index], originals[index]), check["output"])
+            rechecks.append({"set": index, **handover.give_outputs(check["output"], outputs, input_sets[index], originals[index])})
         phases["save_outputs"] += time.perf_counter() - clock
         shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2,
                        "kernels": kernels, "library_fraction": where.get("library_fraction", 0.0),
-                       "flags": flags})
+                       "flags": flags, "rechecks": rechecks})
         del input_sets, originals, times, session
+        for _, imported in loaded:
+            if imported is not None:
+                handover.close_quietly(imported)
+        del loaded
     replaced = snapshot.changed()
     alive = integrity.threads_alive(threads_before)
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]

@@ -4,6 +4,7 @@ This process never imports candidate code. Candidate outputs reach it as files i
 torch.load(weights_only=True), which cannot run code."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -32,6 +33,18 @@ class ReferenceRole:
         self.device = device
         self._modules: dict[str, Any] = {}
         self.retire = False  # set when this process must exit after its reply (the host starts another)
+        self._plane: Any = None  # the GPU data plane (gpu_plane.GpuPlane), made on its first request
+
+    def plane(self, request: dict[str, Any]) -> Any:
+        if self._plane is None:
+            from .gpu_plane import GpuPlane
+
+            self._plane = GpuPlane(float(request.get("memory_fraction", 0.3)))
+        return self._plane
+
+    def release(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Frees an evaluation's exported blocks and unpins its cases (the GPU data plane)."""
+        return self.plane(request).release(str(request["evaluation"]))
 
     def _reference_module(self, path: str) -> Any:
         if path not in self._modules:
@@ -55,6 +68,8 @@ class ReferenceRole:
         after the other (2026-11-30)."""
         task = request["task"]
         module = self._reference_module(task["reference_path"])
+        if request.get("gpu") is not None:  # the GPU data plane: nothing goes through files
+            return self.plane(request).prepare(request, module, describe_output)
         make_fn = getattr(module, "make_inputs", None)
         cases = request["cases"]
         todo = {i for i, case in enumerate(cases)
@@ -109,7 +124,8 @@ class ReferenceRole:
         key = baselines.machine_key()
         found = cache.get(key)
         if found is None:
-            found = baselines.measure_ceilings()
+            with torch.cuda.device(int(request.get("gpu", 0))):
+                found = baselines.measure_ceilings()
             cache.put(key, found)
         return {"ok": True, "ceilings": found, "cached": found is not None}
 
@@ -136,12 +152,17 @@ class ReferenceRole:
                                             sort_keys=True).encode()).hexdigest()[:24]
             found = cache.get(key)
             if found is None:
-                sets = [[v.to(self.device) if isinstance(v, torch.Tensor) else v
-                         for v in torch.load(path, weights_only=True)["inputs"]] for path in shape["sets"]]
-                found = baselines.time_baselines(
-                    reference, oracle, sets, cold_l2=request.get("cold_l2", True),
-                    compile_seconds=float(request.get("compile_seconds", baselines.COMPILE_SECONDS)),
-                    compile_problem=cache.get(timeout_key) or "")
+                gpu = request.get("gpu")
+                if gpu is not None:  # the GPU data plane: copies of the stored cases, on the candidate's GPU
+                    sets = self.plane(request).input_sets(int(gpu), shape["sets"])
+                else:
+                    sets = [[v.to(self.device) if isinstance(v, torch.Tensor) else v
+                             for v in torch.load(path, weights_only=True)["inputs"]] for path in shape["sets"]]
+                with torch.cuda.device(int(gpu or 0)) if self.device.startswith("cuda") else contextlib.nullcontext():
+                    found = baselines.time_baselines(
+                        reference, oracle, sets, cold_l2=request.get("cold_l2", True),
+                        compile_seconds=float(request.get("compile_seconds", baselines.COMPILE_SECONDS)),
+                        compile_problem=cache.get(timeout_key) or "")
                 del sets
                 problem = found.get("problems", {}).get("compile", "")
                 if problem.startswith("TimeoutError"):  # the next shape would unroll the same loops
@@ -174,6 +195,8 @@ class ReferenceRole:
         atol, rtol = case.get("atol"), case.get("rtol")
         if atol is None or rtol is None:
             atol, rtol = DEFAULT_TOLERANCE.get(case.get("dtype", "float32"), (1e-5, 1e-5))
+        if case.get("received"):  # the GPU data plane
+            return self.plane(case).compare(case, result, atol, rtol, self._compare_outputs)
         expected = torch.load(case["reference"], weights_only=True)["outputs"]
         try:
             produced = torch.load(case["output"], weights_only=True)
@@ -191,6 +214,10 @@ class ReferenceRole:
                 if isinstance(before, torch.Tensor) and not _same(before, after):
                     result["problem"] = f"input {index} was modified by the candidate; inputs must stay unchanged"
                     return result
+        return self._compare_outputs(result, outputs, expected, atol, rtol)
+
+    def _compare_outputs(self, result: dict[str, Any], outputs: list[Any], expected: list[torch.Tensor],
+                         atol: float, rtol: float) -> dict[str, Any]:
         if len(outputs) != len(expected):
             result["problem"] = f"returned {len(outputs)} output tensor(s), expected {len(expected)}"
             return result
@@ -207,7 +234,7 @@ class ReferenceRole:
                 result["problem"] = f"{label} has dtype {str(got.dtype).replace('torch.', '')}, expected " \
                                     f"{str(want.dtype).replace('torch.', '')}"
                 return result
-            verdict = _compare_tensors(got, want, atol, rtol, self.device)
+            verdict = _compare_tensors(got, want, atol, rtol, self.device if got.device.type == "cpu" else None)
             worst_abs, worst_rel = max(worst_abs, verdict["max_abs"]), max(worst_rel, verdict["max_rel"])
             if verdict["mismatch"] and not result["first_mismatch"]:
                 result["first_mismatch"] = f"{label}{verdict['mismatch']}"
@@ -218,10 +245,10 @@ class ReferenceRole:
         return result
 
 
-def describe_output(tensor: torch.Tensor, host: torch.Tensor | None = None) -> dict[str, Any]:
+def describe_output(tensor: torch.Tensor, host: torch.Tensor | None = None, digest: str | None = None) -> dict[str, Any]:
     """What a degeneracy check needs: spread, size, the axes along which nothing varies, a digest.
     Computed where the tensor is (the reference worker's GPU), the digest over its bytes on the CPU:
-    `host`, a CPU copy the caller already has, or one made here."""
+    `host`, a CPU copy the caller already has, or one made here; or `digest`, computed by the caller."""
     values = tensor.double()
     finite = values[torch.isfinite(values)] if values.numel() else values
     constant_axes = []
@@ -235,7 +262,7 @@ def describe_output(tensor: torch.Tensor, host: torch.Tensor | None = None) -> d
         "max_abs": float(finite.abs().max()) if finite.numel() else 0.0,
         "non_finite": int((~torch.isfinite(values)).sum()) if values.numel() else 0,
         "constant_axes": constant_axes,
-        "digest": hashlib.sha256((tensor.cpu() if host is None else host).reshape(-1).contiguous().view(torch.uint8)
+        "digest": digest if digest is not None else hashlib.sha256((tensor.cpu() if host is None else host).reshape(-1).contiguous().view(torch.uint8)
                                  .numpy().tobytes()).hexdigest()[:16]
         if tensor.numel() else "",
     }
