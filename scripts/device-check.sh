@@ -177,7 +177,8 @@ run() {
   if [[ ${DEVICE_THROUGHPUT:-0} == 1 ]]; then
     echo "== evaluation throughput (bench/eval_throughput.py)"
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
-      --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" > "$out/eval-throughput.log" 2>&1 || true
+      --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
+      > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
   elif [[ ${DEVICE_THROUGHPUT:-0} == warm || ${DEVICE_THROUGHPUT:-0} == cold ]]; then
     echo "== evaluation throughput, the $DEVICE_THROUGHPUT path (bench/eval_throughput.py --only)"

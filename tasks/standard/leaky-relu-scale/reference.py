@@ -2,9 +2,9 @@ import torch
 
 
 def make_inputs(dims: dict, dtype: torch.dtype, generator: torch.Generator) -> list:
-    x = torch.randn(dims["M"], dims["N"], generator=generator, dtype=torch.float32).to(dtype)
-    slope = 0.05 + 0.25 * float(torch.rand((), generator=generator))
-    scale = 0.5 + 1.5 * float(torch.rand((), generator=generator))
+    x = torch.randn(dims["M"], dims["N"], generator=generator, dtype=torch.float32, device=generator.device).to(dtype)
+    slope = 0.05 + 0.25 * float(torch.rand((), generator=generator, device=generator.device))
+    scale = 0.5 + 1.5 * float(torch.rand((), generator=generator, device=generator.device))
     return [x, slope, scale]
 
 

@@ -3,8 +3,8 @@ import torch
 
 def make_inputs(dims: dict, dtype: torch.dtype, generator: torch.Generator) -> list:
     m, n = dims["M"], dims["N"]
-    offset = torch.rand(m, 1, generator=generator, dtype=torch.float32) * 400.0 - 200.0
-    x = torch.randn(m, n, generator=generator, dtype=torch.float32) * 8.0 + offset
+    offset = torch.rand(m, 1, generator=generator, dtype=torch.float32, device=generator.device) * 400.0 - 200.0
+    x = torch.randn(m, n, generator=generator, dtype=torch.float32, device=generator.device) * 8.0 + offset
     return [x.to(dtype)]
 
 

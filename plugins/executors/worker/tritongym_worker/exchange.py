@@ -152,10 +152,18 @@ def received(exported: Exported) -> list[torch.Tensor]:
 
 # ---------------------------------------------------------------- the candidate's child's side
 
+def _runtime_ready() -> None:
+    """torch's CUDA runtime initialised, its context current: importing a mapped pointer into torch
+    before the first CUDA call of the process fails with 'invalid argument' (the context the native module
+    opens the handle in is not yet the runtime's)."""
+    torch.cuda.synchronize()
+
+
 class Imported:
     """A block of the reference worker's, mapped into this process, and the values in it."""
 
     def __init__(self, descriptor: dict[str, Any]) -> None:
+        _runtime_ready()
         self.block = _native().MappedBlock(torch.cuda.current_device(), bytes.fromhex(descriptor["handle"]))
         raw = _raw(self.block)
         self.values = [_view(raw, spec["tensor"], self.block.bytes) if "tensor" in spec else spec["value"]
@@ -180,6 +188,7 @@ def write_outputs(descriptor: dict[str, Any], outputs: list[Any]) -> str:
             return f"{label} has shape {tuple(got.shape)}, expected {tuple(spec['shape'])}"
         if _dtype_name(got.dtype) != spec["dtype"]:
             return f"{label} has dtype {_dtype_name(got.dtype)}, expected {spec['dtype']}"
+    _runtime_ready()
     block = _native().MappedBlock(torch.cuda.current_device(), bytes.fromhex(descriptor["handle"]))
     try:
         raw = _raw(block)

@@ -50,13 +50,24 @@ def make_inputs(input_specs: list[dict[str, Any]], make_inputs_fn: Optional[Call
     """The positional arguments of the entry function, drawn on the CPU then moved to `device`, so that a
     seed gives the same values on every machine; with `draw_on_device`, inputs described in task.yaml are
     drawn on `device` itself (the GPU data plane: a few ms for what takes the CPU a second, but the values of
-    a seed then depend on the GPU model). A task's own make_inputs always gets a CPU generator."""
+    a seed then depend on the GPU model). A task's own make_inputs gets the same generator: one that draws
+    with `device=generator.device` works on both, and one that does not is given a CPU generator."""
     dtype = DTYPES[dtype_name]
-    on_gpu = draw_on_device and make_inputs_fn is None and str(device).startswith("cuda")
-    generator = torch.Generator(device=device if on_gpu else "cpu").manual_seed(seed)
     if make_inputs_fn is not None:
-        made = make_inputs_fn(dict(dims), dtype, generator)
+        made = None
+        if draw_on_device and str(device).startswith("cuda"):
+            # A task's make_inputs that draws with `device=generator.device` runs on the GPU; one written for
+            # the CPU only fails with the GPU generator and is called again with a CPU one.
+            try:
+                made = make_inputs_fn(dict(dims), dtype, torch.Generator(device=device).manual_seed(seed))
+            except (RuntimeError, TypeError, ValueError) as error:
+                if "device" not in str(error) and "generator" not in str(error).lower():
+                    raise
+        if made is None:
+            made = make_inputs_fn(dict(dims), dtype, torch.Generator().manual_seed(seed))
         return [value.to(device) if isinstance(value, torch.Tensor) else value for value in made]
+    on_gpu = draw_on_device and str(device).startswith("cuda")
+    generator = torch.Generator(device=device if on_gpu else "cpu").manual_seed(seed)
     if not input_specs:
         raise ValueError("the task has neither `inputs:` in task.yaml nor make_inputs() in reference.py")
     values: list[Any] = []
