@@ -3,6 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -82,6 +87,8 @@ Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& reg
                                double timeout_s) {
   std::string dsl_id = "tritongym.dsl." + task.dsl;
   if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
+    static std::mutex dsl_mutex;  // --batch judges several candidates at once; a DSL plugin is made per check
+    std::lock_guard lock(dsl_mutex);
     auto dsl = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
     if (!dsl) return dsl.status();
     if (Status rules = (*dsl)->check_source(code); !rules.is_ok()) {
@@ -109,7 +116,9 @@ Result<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-// --batch FILE: one "TASK_ID PATH" per line, all through one warm executor; one JSON line per candidate.
+// --batch FILE: one "TASK_ID PATH" per line, all through one warm executor; one JSON line per candidate, in
+// the file's order. As many candidates are judged at once as the executor has slots (its workers): on
+// triton-cuda their checks overlap while timing takes each GPU alone.
 int evaluate_batch(const CliContext& context, plugins::Registry& registry, Executor& executor, const std::string& root,
                    const std::string& batch_path, EvaluationStage stage, int64_t seeds, double timeout_s) {
   std::ifstream batch(batch_path);
@@ -117,45 +126,91 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     print_error(Status(StatusCode::not_found, "cannot read batch file '" + batch_path + "'"));
     return kExitUsage;
   }
+  struct Item {
+    std::string task_id, path, code;
+    TaskSpec task;
+    std::optional<Result<EvaluationResult>> result;
+    double host_seconds = 0.0;
+  };
+  std::vector<Item> items;  // every line is read and checked before anything is judged
   std::string line;
   int line_number = 0;
   while (std::getline(batch, line)) {
     ++line_number;
     std::istringstream fields(line);
-    std::string task_id, path;
-    if (!(fields >> task_id) || task_id[0] == '#') continue;
-    if (!(fields >> path)) {
+    Item item;
+    if (!(fields >> item.task_id) || item.task_id[0] == '#') continue;
+    if (!(fields >> item.path)) {
       print_error(Status(StatusCode::invalid_argument, "expected 'TASK_ID PATH'", batch_path + ":" + std::to_string(line_number)));
       return kExitUsage;
     }
-    auto task = find_task(context, registry, root, task_id);
-    auto code = read_text(path);
+    auto task = find_task(context, registry, root, item.task_id);
+    auto code = read_text(item.path);
     if (!task || !code) {
       print_error(!task ? task.status() : code.status());
       return kExitUsage;
     }
-    auto started = std::chrono::steady_clock::now();
-    auto result = judge(context, registry, executor, *task, *code, stage, seeds, timeout_s);
-    double host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!result) {
-      print_error(result.status());
-      return kExitFailure;
-    }
-    boost::json::object out = evaluation_json(*result);
-    // Where the time went (prepare, candidate, compare, baselines, and inside the candidate's child), the one
-    // part of the executor's record kept.
-    if (const auto* record = out.if_contains("executor"); record && record->is_object())
-      for (const char* key : {"phase_seconds", "candidate_phases"})
-        if (const auto* value = record->as_object().if_contains(key)) out[key] = *value;
-    out.erase("executor");
-    out.erase("stdout");
-    out.erase("stderr");
-    out["task"] = task_id;
-    out["code"] = path;
-    out["host_seconds"] = host_seconds;
-    std::cout << boost::json::serialize(out) << std::endl;
+    item.task = std::move(task.value());
+    item.code = std::move(code.value());
+    items.push_back(std::move(item));
   }
-  return kExitOk;
+  (void)executor.availability();  // starts the executor, which then knows its slots
+  const size_t slots = static_cast<size_t>(std::max<int64_t>(executor.info().parallel_slots, 1));
+  std::mutex mutex;
+  std::condition_variable done;
+  size_t next = 0, printed = 0;
+  bool failed = false;
+  auto work = [&] {
+    for (;;) {
+      size_t index;
+      {
+        std::lock_guard lock(mutex);
+        if (next == items.size() || failed) return;
+        index = next++;
+      }
+      Item& item = items[index];
+      auto started = std::chrono::steady_clock::now();
+      auto result = judge(context, registry, executor, item.task, item.code, stage, seeds, timeout_s);
+      {
+        std::lock_guard lock(mutex);
+        item.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        failed = failed || !result;
+        item.result = std::move(result);
+      }
+      done.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < std::min(slots, items.size()); ++i) threads.emplace_back(work);
+  int exit_code = kExitOk;
+  {
+    std::unique_lock lock(mutex);
+    while (printed < items.size()) {
+      done.wait(lock, [&] { return items[printed].result.has_value() || (failed && next <= printed); });
+      if (!items[printed].result) break;  // a failure stopped the batch before this one was started
+      Item& item = items[printed++];
+      if (!*item.result) {
+        print_error(item.result->status());
+        exit_code = kExitFailure;
+        continue;
+      }
+      boost::json::object out = evaluation_json(item.result->value());
+      // Where the time went (prepare, candidate, compare, baselines, and inside the candidate's child), the one
+      // part of the executor's record kept.
+      if (const auto* record = out.if_contains("executor"); record && record->is_object())
+        for (const char* key : {"phase_seconds", "candidate_phases"})
+          if (const auto* value = record->as_object().if_contains(key)) out[key] = *value;
+      out.erase("executor");
+      out.erase("stdout");
+      out.erase("stderr");
+      out["task"] = item.task_id;
+      out["code"] = item.path;
+      out["host_seconds"] = item.host_seconds;
+      std::cout << boost::json::serialize(out) << std::endl;
+    }
+  }
+  for (auto& thread : threads) thread.join();
+  return failed ? kExitFailure : exit_code;
 }
 
 }  // namespace

@@ -406,7 +406,7 @@ Result<std::unique_ptr<Worker>> TritonExecutor::acquire_worker() {
   return started;
 }
 
-std::shared_mutex& TritonExecutor::gpu_mutex(int64_t gpu) {
+GpuLock& TritonExecutor::gpu_mutex(int64_t gpu) {
   std::lock_guard lock(pool_mutex_);
   return gpu_mutexes_[gpu];
 }
@@ -464,12 +464,13 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (!acquired) return acquired.status();
     std::unique_ptr<Worker> worker = std::move(acquired.value());
     worker->evaluations += 1;
-    // Timed evaluations have their GPU to themselves. On the file transport the reference worker computes,
-    // compares and times baselines on GPU 0, which it locks as well when the worker's GPU is another.
+    // The GPU is shared while the cases are prepared and checked, and taken alone when the child is ready
+    // to be timed (it pauses for it), through the baselines. On the file transport the reference worker
+    // computes, compares and times baselines on GPU 0, which it locks as well when the worker's GPU is another.
     const int64_t gpu = worker->gpu;
     std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
     std::unique_lock gpu_exclusive(gpu_mutex(gpu), std::defer_lock);
-    if (target_ == Target::cuda) timed ? gpu_exclusive.lock() : gpu_shared.lock();
+    if (target_ == Target::cuda) gpu_shared.lock();
     Plane plane;
     if (target_ == Target::cuda && config_.data_plane == "gpu") {
       plane.evaluation = "evaluation-" + std::to_string(++evaluations_);
@@ -508,9 +509,23 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
                             {"code", request.source_code}, {"entry", request.task.entry_function},
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
                             {"keep_folder", config_.keep_folders}};
-    if (timed) run["timing"] = timing_plan_json(request.task, timing, plane);
+    if (timed) {
+      run["timing"] = timing_plan_json(request.task, timing, plane);
+      run["pause_before_timing"] = true;
+    }
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
     lap("candidate");
+    if (reply && text_of(*reply, "event") == "ready_to_time") {
+      // Checked and idle: now the GPU alone, for the timed calls and then the baselines.
+      gpu_shared.unlock();
+      gpu_exclusive.lock();
+      lap("timing_wait");
+      reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
+      lap("timing");
+    } else if (timed && target_ == Target::cuda) {  // it never got that far: nothing of it will be timed
+      gpu_shared.unlock();
+      gpu_exclusive.lock();
+    }
 
     EvaluationResult result;
     result.warnings = warnings;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "executor_config.hpp"
+#include "gpu_lock.hpp"
 #include "tritongym/sdk/context.hpp"
 #include "tritongym/sdk/executor.hpp"
 #include "worker.hpp"
@@ -133,11 +134,11 @@ class TritonExecutor final : public Executor {
   void evict_reference_files();  // caller holds reference_mutex_
   class TaskInUse;
 
-  // Timing needs its GPU to itself: timing stages hold their GPU exclusively, other evaluations shared.
-  // One lock per device (created under pool_mutex_; map nodes never move). Baselines run on the
-  // reference worker's device 0.
-  std::map<int64_t, std::shared_mutex> gpu_mutexes_;
-  std::shared_mutex& gpu_mutex(int64_t gpu);
+  // Timing needs its GPU to itself: evaluations share their GPU while they prepare and check, and take it
+  // alone to be timed (the candidate, then the baselines). One lock per device (created under pool_mutex_;
+  // map nodes never move). On the file transport the baselines run on the reference worker's device 0.
+  std::map<int64_t, GpuLock> gpu_mutexes_;
+  GpuLock& gpu_mutex(int64_t gpu);
 
   mutable std::mutex pool_mutex_;
   std::condition_variable pool_changed_;

@@ -66,7 +66,7 @@ def main() -> int:
         from .candidate import CandidateRole
 
         handler = CandidateRole(args.device, args.root, args.triton_cache or os.path.join(args.root, "triton-cache"),
-                                args.memory_limit_bytes)
+                                args.memory_limit_bytes, channel)
 
     while True:
         request = channel.receive()

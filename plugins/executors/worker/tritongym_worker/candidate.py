@@ -20,8 +20,12 @@ MAX_CAPTURE_BYTES = 64 * 1024
 
 
 class CandidateRole:
-    def __init__(self, device: str, root: str, triton_cache: str, memory_limit_bytes: int) -> None:
+    def __init__(self, device: str, root: str, triton_cache: str, memory_limit_bytes: int,
+                 channel: Any = None) -> None:
         self.device = device
+        # The host's channel: with `pause_before_timing`, the run reports "ready_to_time" on it and reads the
+        # host's go-ahead from it in the middle of the request (docs/worker-protocol.md).
+        self.channel = channel
         self.root = root
         self.triton_cache = triton_cache
         # Created here, before any child is confined: Landlock grants write access only to folders that
@@ -30,6 +34,7 @@ class CandidateRole:
         self.memory_limit_bytes = memory_limit_bytes
         self.sandbox = "not applied yet"
         self._count = 0
+        self._paused_s = 0.0  # how long the last run's child waited for the host's go-ahead
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self._count += 1
@@ -40,14 +45,30 @@ class CandidateRole:
         with open(source_path, "w") as handle:
             handle.write(request["code"])
         read_fd, write_fd = os.pipe()
+        # The pause before timing: the child says "ready" on one pipe and waits for the go-ahead on the other.
+        pause = bool(request.get("pause_before_timing")) and bool(request.get("timing")) and self.channel is not None
+        ready_read, ready_write = os.pipe() if pause else (-1, -1)
+        go_read, go_write = os.pipe() if pause else (-1, -1)
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             os.close(read_fd)
-            _child_main(self, request, folder, source_path, write_fd)
+            if pause:
+                os.close(ready_read)
+                os.close(go_write)
+            _child_main(self, request, folder, source_path, write_fd, (ready_write, go_read) if pause else None)
         os.close(write_fd)
-        reply = self._wait(pid, read_fd, float(request.get("timeout_s", 60.0)))
-        reply["wall_seconds"] = time.monotonic() - started
+        if pause:
+            os.close(ready_write)
+            os.close(go_read)
+        reply = self._wait(pid, read_fd, float(request.get("timeout_s", 60.0)), ready_read, go_write)
+        if pause:
+            for fd in (ready_read, go_write):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        reply["wall_seconds"] = time.monotonic() - started - self._paused_s  # the child's own time
         reply["stdout"] = _read_capped(os.path.join(folder, "stdout.txt"))
         reply["stderr"] = _read_capped(os.path.join(folder, "stderr.txt"))
         reply["folder"] = folder
@@ -55,10 +76,13 @@ class CandidateRole:
             _remove_later(self.root, folder)
         return reply
 
-    def _wait(self, pid: int, read_fd: int, timeout_s: float) -> dict[str, Any]:
+    def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1) -> dict[str, Any]:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
-        candidate started may hold the pipe open) or the time runs out."""
+        candidate started may hold the pipe open) or the time runs out. With the pause pipes: when the
+        child says it is ready to be timed, tells the host and waits for its go-ahead; the wait does not
+        count against the child's time."""
         deadline = time.monotonic() + timeout_s
+        self._paused_s = 0.0
         data = b""
         timed_out = False
         status = None
@@ -69,8 +93,21 @@ class CandidateRole:
                 if remaining <= 0:
                     timed_out = True
                     break
-                ready, _, _ = select.select([pipe], [], [], min(remaining, 0.05))
-                if ready:
+                ready, _, _ = select.select([pipe] + ([ready_fd] if ready_fd >= 0 else []), [], [],
+                                            min(remaining, 0.05))
+                if ready_fd >= 0 and ready_fd in ready:
+                    said = os.read(ready_fd, 1)
+                    if said == b"r":
+                        paused = time.monotonic()
+                        go = self._ask_host_to_time()
+                        self._paused_s = time.monotonic() - paused
+                        deadline += self._paused_s
+                        try:
+                            os.write(go_fd, b"g" if go else b"s")
+                        except OSError:  # the child is gone; its exit is read below
+                            pass
+                    ready_fd = -1  # one pause per run (an empty read: the child closed it)
+                if pipe in ready:
                     data += _drain(pipe)
                 finished, wait_status = os.waitpid(pid, os.WNOHANG)
                 if finished == pid:
@@ -101,7 +138,16 @@ class CandidateRole:
         return reply
 
 
-def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int) -> None:
+    def _ask_host_to_time(self) -> bool:
+        """The child is ready to be timed: says so to the host (an event in the middle of the run request)
+        and waits for {"op": "time"} (go on) or anything else (skip timing)."""
+        self.channel.send({"ok": True, "event": "ready_to_time"})
+        answer = self.channel.receive()
+        return answer is not None and answer.get("op") == "time"
+
+
+def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int,
+                pause: tuple[int, int] | None = None) -> None:
     exit_code = 0
     reply: dict[str, Any] = {"ok": True}
     try:
@@ -125,7 +171,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
                                                    [folder, role.triton_cache, "/dev", "/proc/self"])
         reply["sandbox"] = role.sandbox + "; " + sandbox.drop_capabilities()
-        reply.update(_run_candidate(role, request, source_path))
+        reply.update(_run_candidate(role, request, source_path, pause))
         exit_code = 3 if reply.get("cuda_fault") else 0
     except BaseException as error:  # the harness's own failure inside the child
         reply = {"ok": True, "verdict": "runtime_error",
@@ -143,7 +189,8 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         os._exit(exit_code)
 
 
-def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: str) -> dict[str, Any]:
+def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: str,
+                   pause: tuple[int, int] | None = None) -> dict[str, Any]:
     import torch
 
     entry_name = request["entry"]
@@ -209,12 +256,29 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         results.append(outcome)
     reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
                              "phases": phases}
+    if guard is not None and pause is not None and not _wait_for_go(*pause):
+        reply["timing"] = {"error": "the host did not let the candidate be timed"}
+        return reply
     if guard is not None:
         clock = time.perf_counter()
         reply["timing"] = guard.measure(entry, plan, reply["kernels"])
         phases["timing"] = time.perf_counter() - clock
         phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
     return reply
+
+
+def _wait_for_go(ready_fd: int, go_fd: int) -> bool:
+    """Checked and idle on the GPU (every stream of this process synchronised), says it is ready to be timed
+    and waits until the host has the GPU to itself for it: other candidates' checks run meanwhile."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    os.write(ready_fd, b"r")
+    os.close(ready_fd)
+    answer = os.read(go_fd, 1)
+    os.close(go_fd)
+    return answer == b"g"
 
 
 class _TimingGuard:
