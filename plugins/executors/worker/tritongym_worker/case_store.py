@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -26,9 +26,14 @@ def _bytes(values: list[Any]) -> int:
     return sum(v.untyped_storage().nbytes() for v in values if isinstance(v, torch.Tensor))
 
 
+def _device_memory(device: int) -> int:
+    return torch.cuda.get_device_properties(device).total_memory
+
+
 class CaseStore:
-    def __init__(self, memory_fraction: float) -> None:
+    def __init__(self, memory_fraction: float, device_memory: Callable[[int], int] = _device_memory) -> None:
         self.memory_fraction = memory_fraction
+        self._device_memory = device_memory  # bytes of a device's memory
         self._cases: dict[int, OrderedDict[str, Case]] = {}
 
     def get(self, device: int, key: str) -> Case | None:
@@ -38,8 +43,11 @@ class CaseStore:
         cases.move_to_end(key)
         return cases[key]
 
-    def put(self, device: int, key: str, case: Case) -> None:
+    def put(self, device: int, key: str, case: Case, evaluation: str) -> None:
+        """Keeps `case`, pinned for `evaluation`, then evicts unpinned cases while over the budget (the cases
+        one evaluation pins may exceed it alone: they stay until it is released)."""
         case.nbytes = _bytes(case.inputs) + _bytes(case.expected)
+        case.pins.add(evaluation)
         cases = self._cases.setdefault(device, OrderedDict())
         cases[key] = case
         self._evict(device)
@@ -57,7 +65,7 @@ class CaseStore:
         return sum(case.nbytes for case in self._cases.get(device, {}).values())
 
     def _evict(self, device: int) -> None:
-        budget = self.memory_fraction * torch.cuda.get_device_properties(device).total_memory
+        budget = self.memory_fraction * self._device_memory(device)
         cases = self._cases.get(device, OrderedDict())
         evicted = False
         for key in list(cases):
@@ -66,6 +74,6 @@ class CaseStore:
             if not cases[key].pins:
                 del cases[key]
                 evicted = True
-        if evicted:  # give the memory back to the driver: the candidate's child on this GPU needs it
+        if evicted and torch.cuda.is_available():  # give the memory back: the candidate's child on this GPU needs it
             with torch.cuda.device(device):
                 torch.cuda.empty_cache()

@@ -48,8 +48,9 @@ class GpuPlane:
                             raise ValueError(f"reference output {number} is {type(output).__name__}, not a tensor")
                     outputs = [o.detach() for o in outputs]
                     found = Case(values, outputs, [describe(o, digest=device_digest(o)) for o in outputs])
-                    self.store.put(device, key, found)
-                self.store.pin(device, key, evaluation)
+                    self.store.put(device, key, found, evaluation)
+                else:
+                    self.store.pin(device, key, evaluation)
                 if key not in held["inputs"]:
                     held["inputs"][key] = exchange.export_values(found.inputs, device)
                 prepared.append({"key": case["key"], "outputs": found.description,
