@@ -5,6 +5,7 @@ least 5x more candidates per minute through the warm pool, with identical verdic
     python bench/eval_throughput.py --tritongym build/bin/tritongym --tasks-json tasks.json [--out FILE.md]
         [--device cpu]   (the interpreter on both paths, checking only: a dry run of the bench without a GPU)
         [--workers N]    (the warm pool's candidate workers; their checks overlap, timing takes the GPU alone)
+        [--data-plane gpu|files]  (triton-cuda's transport between the workers, to compare the two in one call)
 
 The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
 the visible shapes, then CUPTI timing and baselines); it runs twice, and the second pass is the steady
@@ -47,13 +48,14 @@ def candidates(tasks: dict) -> list[tuple[str, str]]:
     return chosen
 
 
-def warm(tritongym: str, batch: str, device: str, workers: int) -> tuple[float, list[dict]]:
+def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str = "") -> tuple[float, list[dict]]:
     executor, stage = (("tritongym.executor.triton-cuda", "benchmark") if device == "cuda"
                        else ("tritongym.executor.triton-interpreter", "test"))
     started = time.perf_counter()
     # 0.1 s of timing per shape, as the cold harness's do_bench(rep=100 ms): like for like. `workers` candidate
     # workers judge candidates at once: their checks overlap, and each is timed with the GPU to itself.
-    config = json.dumps({"timing_seconds": 0.1, **({"workers": workers} if workers else {})})
+    config = json.dumps({"timing_seconds": 0.1, **({"workers": workers} if workers else {}),
+                         **({"data_plane": data_plane} if data_plane and device == "cuda" else {})})
     done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", stage,
                            "--seeds", "1", "--executor", executor, "--executor-config", config],
                           capture_output=True, text=True, check=False)
@@ -112,7 +114,8 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
         rows.append(f"| {task} | {os.path.basename(path)} | {w['verdict']} | {c['verdict']} | "
                     f"{w.get('host_seconds', 0):.2f} | {c.get('seconds', 0):.2f} | {'yes' if agree else 'NO'} |")
     per_min = lambda seconds: 60.0 * n / seconds  # noqa: E731
-    lines = [f"candidates: {n}, device: {device}, warm-pool workers: {measured.get('workers') or 'default (one per GPU)'}"
+    lines = [f"candidates: {n}, device: {device}, warm-pool workers: {measured.get('workers') or 'default (one per GPU)'}, "
+             f"data plane: {measured.get('data_plane', 'default')}"
              + (" (the interpreter: checking only, nothing timed)" if device == "cpu" else ""), "",
              "| path | wall s | candidates/min |", "|---|---|---|",
              f"| warm pool, first pass (from cold: worker start{', ceilings, baselines with torch.compile' if device == 'cuda' else ''}) | {first_s:.1f} | {per_min(first_s):.1f} |",
@@ -140,6 +143,8 @@ def main() -> int:
     parser.add_argument("--save", default="", help="write what was measured as JSON")
     parser.add_argument("--workers", type=int, default=0,
                         help="candidate workers of the warm pool (0: the executor's default, one per GPU)")
+    parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
+                        help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
                         help="join two --save files (one warm, one cold) into the table")
     args = parser.parse_args()
@@ -157,7 +162,7 @@ def main() -> int:
         tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
         chosen = candidates(tasks)
         device = args.device
-        measured = {"workers": args.workers}
+        measured = {"workers": args.workers, "data_plane": args.data_plane or "default"}
 
         def save() -> None:  # after each pass: a bench stopped at a time limit keeps what it measured
             if args.save:
@@ -168,10 +173,10 @@ def main() -> int:
         if args.only in (None, "warm"):
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
                 batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, args.workers)
+            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, args.workers, args.data_plane)
             print(f"warm pool, first pass: {len(measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
             save()
-            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, args.workers)
+            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, args.workers, args.data_plane)
             print(f"warm pool, steady state: {len(measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
                   flush=True)
             save()

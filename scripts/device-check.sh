@@ -12,6 +12,7 @@
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's, one per GPU)
+#   DEVICE_THROUGHPUT_PLANE=gpu|files  the warm pool's data plane (default: the executor's, gpu)
 #   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
 #                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
 #   TG_BUNDLE=DIR          the bundle (default build/device-bundle)
@@ -178,7 +179,7 @@ run() {
   if [[ ${DEVICE_THROUGHPUT:-0} == 1 ]]; then
     echo "== evaluation throughput (bench/eval_throughput.py)"
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
-      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
+      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
       > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
   elif [[ ${DEVICE_THROUGHPUT:-0} == warm || ${DEVICE_THROUGHPUT:-0} == cold ]]; then
