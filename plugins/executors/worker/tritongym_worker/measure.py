@@ -27,8 +27,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     shapes = []
     phases = {"load_sets": 0.0, "timed_calls": 0.0, "determinism": 0.0, "save_outputs": 0.0}  # seconds
     for shape in plan.get("shapes", []):
-        # Loaded once: the copies on the GPU are timed, the ones on the CPU show afterwards whether a
-        # timed call changed its inputs.
+        # Loaded once: the copies are timed, and the originals (on the CPU from files, or the reference
+        # worker's exported block, mapped) show afterwards whether a timed call changed its inputs.
         clock = time.perf_counter()
         loaded = [handover.load_inputs(source) for source in shape["sets"]]
         originals = [values for values, _ in loaded]
