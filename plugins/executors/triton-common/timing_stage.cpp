@@ -17,12 +17,6 @@ std::string format_us(double us) {
   return out.str();
 }
 
-boost::json::object dims_json(const std::map<std::string, int64_t>& dims) {
-  boost::json::object out;
-  for (const auto& [name, size] : dims) out[name] = size;
-  return out;
-}
-
 std::vector<std::string> strings_of(const boost::json::object& object, const char* key) {
   std::vector<std::string> out;
   if (const auto* value = object.if_contains(key); value && value->is_array())

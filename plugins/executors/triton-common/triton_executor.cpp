@@ -229,11 +229,9 @@ Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, 
                                                           Plane& plane) {
   // Every case every time: the reference worker keeps them on the GPU and only exports copies here.
   boost::json::array requested, receive;
-  for (const auto& c : cases) {
-    boost::json::object dims;
-    for (const auto& [name, size] : c.dims) dims[name] = size;
-    requested.push_back({{"key", c.key}, {"dims", dims}, {"dtype", c.dtype}, {"seed", c.seed}, {"reference", c.expected}});
-  }
+  for (const auto& c : cases)
+    requested.push_back({{"key", c.key}, {"dims", dims_json(c.dims)}, {"dtype", c.dtype}, {"seed", c.seed},
+                         {"reference", c.expected}});
   for (const auto& [id, expected] : plane.wanted) receive.push_back({{"id", id}, {"reference", expected}});
   auto reply = reference_request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", requested},
                                   {"gpu", plane.gpu}, {"evaluation", plane.evaluation}, {"receive", receive},
@@ -248,9 +246,7 @@ Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, 
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& entry = replies[i].as_object();
     plane.inputs[cases[i].expected] = entry.at("inputs");
-    boost::json::object dims;
-    for (const auto& [name, size] : cases[i].dims) dims[name] = size;
-    described.push_back({{"case", cases[i].key}, {"dims", dims}, {"outputs", entry.at("outputs")}});
+    described.push_back({{"case", cases[i].key}, {"dims", dims_json(cases[i].dims)}, {"outputs", entry.at("outputs")}});
   }
   for (const auto& [id, descriptor] : reply->at("receive").as_object()) plane.receive[std::string(id)] = descriptor;
   return described;
@@ -266,24 +262,16 @@ Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& ta
   auto described = [&] {
     boost::json::array out;
     for (const auto& c : cases)
-      out.push_back({{"case", c.key}, {"dims", [&] {
-                       boost::json::object dims;
-                       for (const auto& [name, size] : c.dims) dims[name] = size;
-                       return dims;
-                     }()}, {"outputs", prepared_[c.expected]}});
+      out.push_back({{"case", c.key}, {"dims", dims_json(c.dims)}, {"outputs", prepared_[c.expected]}});
     return out;
   };
   boost::json::array missing;
   for (const auto& c : cases) {
     if (prepared_.count(c.expected)) continue;
-    boost::json::object dims;
-    for (const auto& [name, size] : c.dims) dims[name] = size;
-    missing.push_back({{"key", c.key}, {"dims", dims}, {"dtype", c.dtype}, {"seed", c.seed},
+    missing.push_back({{"key", c.key}, {"dims", dims_json(c.dims)}, {"dtype", c.dtype}, {"seed", c.seed},
                        {"inputs", c.inputs}, {"reference", c.expected}});
   }
   if (missing.empty()) return described();
-  if (task.reference_path.empty())
-    return Status(StatusCode::failed_precondition, "task " + task.id + " has no reference.py");
   auto reply = reference_->request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", missing}},
                                    kReferenceTimeoutSeconds);
   if (!reply) {
@@ -522,7 +510,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       lap("timing_wait");
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
       lap("timing");
-    } else if (timed && target_ == Target::cuda) {  // it never got that far: nothing of it will be timed
+    } else if (timed) {  // it never got that far: nothing of it will be timed
       gpu_shared.unlock();
       gpu_exclusive.lock();
     }

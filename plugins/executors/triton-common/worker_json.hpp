@@ -4,6 +4,8 @@
 
 #include <boost/json.hpp>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -27,6 +29,13 @@ inline std::optional<double> optional_number(const boost::json::object& object, 
 
 inline double number_of(const boost::json::object& object, const char* key) {
   return optional_number(object, key).value_or(0.0);
+}
+
+// A shape's dimensions ({"M": 4096, ...}), as requests carry them.
+inline boost::json::object dims_json(const std::map<std::string, int64_t>& dims) {
+  boost::json::object out;
+  for (const auto& [name, size] : dims) out[name] = size;
+  return out;
 }
 
 inline boost::json::object task_json(const TaskSpec& task) {

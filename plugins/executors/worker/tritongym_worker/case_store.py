@@ -67,12 +67,13 @@ class CaseStore:
     def _evict(self, device: int) -> None:
         budget = self.memory_fraction * self._device_memory(device)
         cases = self._cases.get(device, OrderedDict())
+        held = self.held_bytes(device)
         evicted = False
         for key in list(cases):
-            if self.held_bytes(device) <= budget:
+            if held <= budget:
                 break
             if not cases[key].pins:
-                del cases[key]
+                held -= cases.pop(key).nbytes
                 evicted = True
         if evicted and torch.cuda.is_available():  # give the memory back: the candidate's child on this GPU needs it
             with torch.cuda.device(device):

@@ -152,11 +152,17 @@ def received(exported: Exported) -> list[torch.Tensor]:
 
 # ---------------------------------------------------------------- the candidate's child's side
 
+_runtime_up = False
+
+
 def _runtime_ready() -> None:
-    """torch's CUDA runtime initialised, its context current: importing a mapped pointer into torch
-    before the first CUDA call of the process fails with 'invalid argument' (the context the native module
-    opens the handle in is not yet the runtime's)."""
-    torch.cuda.synchronize()
+    """torch's CUDA runtime initialised, its context current (once per process): importing a mapped pointer
+    into torch before the first CUDA call of the process fails with 'invalid argument' (the context the
+    native module opens the handle in is not yet the runtime's)."""
+    global _runtime_up
+    if not _runtime_up:
+        torch.cuda.synchronize()
+        _runtime_up = True
 
 
 class Imported:

@@ -63,7 +63,6 @@ class GpuPlane:
                 block = exchange.receive_block(case.expected, device)
                 held["receive"][wanted["id"]] = block
                 receive[wanted["id"]] = block.descriptor
-            torch.cuda.synchronize(device)
         return {"ok": True, "cases": prepared, "receive": receive}
 
     def compare(self, case: dict[str, Any], result: dict[str, Any], atol: float, rtol: float,
