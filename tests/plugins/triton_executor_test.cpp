@@ -137,6 +137,7 @@ TEST_F(TritonExecutorTest, TheRecordSaysWhereTheTimeWent) {
   auto record = boost::json::parse(result.record_json).as_object();
   const auto& phases = record.at("phase_seconds").as_object();
   for (const char* phase : {"prepare", "candidate", "compare"}) EXPECT_GT(phases.at(phase).to_number<double>(), 0.0) << phase;
+  EXPECT_TRUE(phases.contains("worker_wait")) << result.record_json.substr(0, 2000);  // apart from prepare_wait
   // Inside the candidate's child: the parts add up to no more than the whole candidate phase.
   const auto& inside = record.at("candidate_phases").as_object();
   double parts = 0.0;

@@ -437,8 +437,9 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (const auto& set : shape.sets)
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
-    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, compare, baselines},
-    // each beside the time it waited for its GPU, its worker or the reference worker (<phase>_wait).
+    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, timing, compare,
+    // baselines}, each beside the time it waited for its GPU or the reference worker (<phase>_wait), and
+    // worker_wait (for a candidate worker, or its start).
     boost::json::object phases;
     auto clock = std::chrono::steady_clock::now();
     auto lap = [&phases, &clock](const char* phase) {
@@ -452,6 +453,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (!acquired) return acquired.status();
     std::unique_ptr<Worker> worker = std::move(acquired.value());
     worker->evaluations += 1;
+    lap("worker_wait");  // an idle worker, or the start of a new one
     // The GPU is shared while the cases are prepared and checked, and taken alone when the child is ready
     // to be timed (it pauses for it), through the baselines. On the file transport the reference worker
     // computes, compares and times baselines on GPU 0, which it locks as well when the worker's GPU is another.
@@ -502,16 +504,32 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       run["pause_before_timing"] = true;
     }
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
+    // A timed child hands its share of the GPU back while Triton compiles, and asks for it again after
+    // (gpu_turns.py): another evaluation's timing need not wait for a compile. The child's word is not
+    // trusted to keep count: a share is released only if held, and taken only if not.
+    double share_wait = 0.0;
+    for (std::string event = reply ? text_of(*reply, "event") : "";
+         event == "gpu_idle" || event == "gpu_wanted"; event = reply ? text_of(*reply, "event") : "") {
+      if (event == "gpu_idle" && gpu_shared.owns_lock()) gpu_shared.unlock();
+      if (event == "gpu_wanted" && !gpu_shared.owns_lock()) {
+        auto asked = std::chrono::steady_clock::now();
+        gpu_shared.lock();
+        share_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+      }
+      reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
+    }
     lap("candidate");
+    phases["candidate"] = phases["candidate"].as_double() - share_wait;
+    phases["candidate_share_wait"] = share_wait;
     if (reply && text_of(*reply, "event") == "ready_to_time") {
       // Checked and idle: now the GPU alone, for the timed calls and then the baselines.
-      gpu_shared.unlock();
+      if (gpu_shared.owns_lock()) gpu_shared.unlock();
       gpu_exclusive.lock();
       lap("timing_wait");
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
       lap("timing");
     } else if (timed) {  // it never got that far: nothing of it will be timed
-      gpu_shared.unlock();
+      if (gpu_shared.owns_lock()) gpu_shared.unlock();
       gpu_exclusive.lock();
     }
 
@@ -542,7 +560,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     result.stderr_text = text_of(*reply, "stderr");
     result.wall_seconds = number_of(*reply, "wall_seconds");
     if (target_ == Target::cuda) result.gpu_seconds = result.wall_seconds;  // the child held a GPU throughout
-    for (const char* key : {"kernels", "sandbox", "cases"})
+    for (const char* key : {"kernels", "sandbox", "cases", "compiles_off_gpu"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
     // Where the candidate phase's time went inside the child (import, loading inputs, running, saving outputs,
     // and the timing stage's parts).

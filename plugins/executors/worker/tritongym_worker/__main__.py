@@ -11,7 +11,7 @@ from typing import Any
 from .protocol import Channel
 
 
-def _hello(role: str, device: str) -> dict[str, Any]:
+def _hello(role: str, device: str, handler: Any) -> dict[str, Any]:
     import torch
     import triton
 
@@ -35,6 +35,8 @@ def _hello(role: str, device: str) -> dict[str, Any]:
         # The trusted role may touch CUDA; the candidate fork server must not (its children do).
         info["cuda_devices"] = torch.cuda.device_count()
         info["device_name"] = torch.cuda.get_device_name(0) if torch.cuda.device_count() else ""
+    if getattr(handler, "warmup", None):
+        info["triton_warmup"] = handler.warmup
     return info
 
 
@@ -75,7 +77,7 @@ def main() -> int:
         op = request.get("op")
         try:
             if op == "hello":
-                reply = _hello(args.role, args.device)
+                reply = _hello(args.role, args.device, handler)
             elif op in ("prepare", "compare", "ceilings", "baselines", "static_check", "release") and args.role == "reference":
                 reply = getattr(handler, op)(request)
             elif op == "run" and args.role == "candidate":

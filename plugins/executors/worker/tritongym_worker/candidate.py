@@ -10,11 +10,13 @@ import select
 import shutil
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from typing import Any
 
 from . import diagnostics, handover, integrity, sandbox
+from .gpu_turns import GpuTurns
 
 MAX_CAPTURE_BYTES = 64 * 1024
 
@@ -32,9 +34,16 @@ class CandidateRole:
         # exist, and a confined child could not create it.
         os.makedirs(triton_cache, exist_ok=True)
         self.memory_limit_bytes = memory_limit_bytes
+        # Triton's first compile, paid here once rather than by every child (warmup.py). Not on the
+        # interpreter, which compiles nothing.
+        self.warmup: dict[str, Any] = {}
+        if device.startswith("cuda") and os.environ.get("TRITON_INTERPRET") != "1":
+            from .warmup import warm_triton_compiler
+
+            self.warmup = warm_triton_compiler()
         self.sandbox = "not applied yet"
         self._count = 0
-        self._paused_s = 0.0  # how long the last run's child waited for the host's go-ahead
+        self._paused_s = 0.0  # how long the last run's child waited for the host's go-aheads
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self._count += 1
@@ -78,9 +87,9 @@ class CandidateRole:
 
     def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1) -> dict[str, Any]:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
-        candidate started may hold the pipe open) or the time runs out. With the pause pipes: when the
-        child says it is ready to be timed, tells the host and waits for its go-ahead; the wait does not
-        count against the child's time."""
+        candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
+        child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back or is
+        ready to be timed, waits for the host's go-ahead; those waits do not count against the child's time."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
         data = b""
@@ -97,16 +106,21 @@ class CandidateRole:
                                             min(remaining, 0.05))
                 if ready_fd >= 0 and ready_fd in ready:
                     said = os.read(ready_fd, 1)
-                    if said == b"r":
+                    if said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
+                        self._tell_host("gpu_idle")
+                    elif said in (b"w", b"r"):  # wants its share back, or the GPU alone to be timed
                         paused = time.monotonic()
-                        go = self._ask_host_to_time()
-                        self._paused_s = time.monotonic() - paused
-                        deadline += self._paused_s
+                        go = (self._tell_host("gpu_wanted") if said == b"w"
+                              else self._tell_host("ready_to_time", answer="time"))
+                        waited = time.monotonic() - paused
+                        self._paused_s += waited
+                        deadline += waited
                         try:
                             os.write(go_fd, b"g" if go else b"s")
                         except OSError:  # the child is gone; its exit is read below
                             pass
-                    ready_fd = -1  # one pause per run (an empty read: the child closed it)
+                    if said in (b"", b"r"):
+                        ready_fd = -1  # closed, or ready to be timed: nothing more comes on it
                 if pipe in ready:
                     data += _drain(pipe)
                 finished, wait_status = os.waitpid(pid, os.WNOHANG)
@@ -138,12 +152,12 @@ class CandidateRole:
         return reply
 
 
-    def _ask_host_to_time(self) -> bool:
-        """The child is ready to be timed: says so to the host (an event in the middle of the run request)
-        and waits for {"op": "time"} (go on) or anything else (skip timing)."""
-        self.channel.send({"ok": True, "event": "ready_to_time"})
-        answer = self.channel.receive()
-        return answer is not None and answer.get("op") == "time"
+    def _tell_host(self, event: str, answer: str = "continue") -> bool:
+        """An event in the middle of the run request: the host answers each one; True if it said `answer`
+        ({"op": "time"} lets a child that is ready be timed; anything else skips timing)."""
+        self.channel.send({"ok": True, "event": event})
+        reply = self.channel.receive()
+        return reply is not None and reply.get("op") == answer
 
 
 def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int,
@@ -159,6 +173,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
         os.environ.update({"TMPDIR": folder, "HOME": folder})
+        tempfile.tempdir = folder  # the fork server may have fixed it already (Triton's compiles use it)
         os.chdir(folder)
         if not role.device.startswith("cuda"):
             sandbox.limit_memory(role.memory_limit_bytes)
@@ -198,6 +213,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     # Where the child's time goes (seconds), in the reply as `phases`: the evaluation's record keeps it.
     phases = {"setup": 0.0, "import": 0.0, "load_inputs": 0.0, "run": 0.0, "save_outputs": 0.0}
     clock = time.perf_counter()
+    # Its turns on a shared GPU: the compile gate goes in before the integrity snapshot, which then holds it.
+    turns = GpuTurns(*pause) if pause is not None else None
+    if turns is not None:
+        turns.install_compile_gate()
     guard = _TimingGuard(role.device) if plan else None  # before the candidate can touch anything
     phases["setup"] = time.perf_counter() - clock
     try:
@@ -256,32 +275,17 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         results.append(outcome)
     reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
                              "phases": phases}
-    if guard is not None and pause is not None and not _wait_for_go(*pause):
-        reply["timing"] = {"error": "the host did not let the candidate be timed"}
-        return reply
+    if turns is not None:
+        reply["compiles_off_gpu"] = turns.handed_back
+        if guard is not None and not turns.ready_to_time():
+            reply["timing"] = {"error": "the host did not let the candidate be timed"}
+            return reply
     if guard is not None:
         clock = time.perf_counter()
         reply["timing"] = guard.measure(entry, plan, reply["kernels"])
         phases["timing"] = time.perf_counter() - clock
         phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
     return reply
-
-
-def _wait_for_go(ready_fd: int, go_fd: int) -> bool:
-    """Checked and idle on the GPU (every stream of this process synchronised), says it is ready to be timed
-    and waits until the host has the GPU to itself for it: other candidates' checks run meanwhile."""
-    import torch
-
-    try:
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-    except Exception:  # a broken context: the timing stage after the go-ahead reports it with its verdict
-        pass
-    os.write(ready_fd, b"r")
-    os.close(ready_fd)
-    answer = os.read(go_fd, 1)
-    os.close(go_fd)
-    return answer == b"g"
 
 
 class _TimingGuard:

@@ -1,0 +1,95 @@
+"""A timed candidate's turns on a GPU it shares with other evaluations (docs/worker-protocol.md, "Turns on
+the GPU").
+
+Evaluations on one GPU share it while they check, and a timing takes it alone. The child of a timed run starts
+with its share. While Triton compiles one of its kernels (CPU work, most of what a check costs) it hands the
+share back, so that another candidate's timing need not wait for that compile, and it asks for the share
+again before it goes on. When its checks are done it says it is ready to be timed and waits until it has the
+GPU to itself.
+
+One byte per message on the child's `ready` pipe to the fork server, which passes each on to the host:
+  b"i"  idle: compiling, every stream synchronised; no answer
+  b"w"  wants its share back; waits for the answer
+  b"r"  ready to be timed; waits for the answer
+The answer, on the `go` pipe: b"g" (go on) or b"s" (stop: no timing)."""
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from typing import Any
+
+
+class GpuTurns:
+    def __init__(self, ready_fd: int, go_fd: int) -> None:
+        self._ready = ready_fd
+        self._go = go_fd
+        self._gating = False  # hands the GPU back during compiles (between install and ready_to_time)
+        self._compiling = 0
+        self.handed_back = 0  # compiles during which the GPU was handed back
+
+    def install_compile_gate(self) -> None:
+        """Wraps triton.compiler.compile, which every @triton.jit kernel calls on its first launch with new
+        specialisations (JITFunction.create_binder reads it from the package). Called before the candidate is
+        imported and before the integrity snapshot, so the snapshot holds the wrapper."""
+        import triton.compiler
+
+        original = triton.compiler.compile
+        turns = self
+
+        @functools.wraps(original)
+        def compile(*args: Any, **kwargs: Any) -> Any:  # noqa: A001  (the name Triton looks up)
+            # Only the main thread's compiles, one level deep: a process that compiles on one thread while
+            # another launches work is not idle, so it keeps its share.
+            if not turns._gating or turns._compiling or threading.current_thread() is not threading.main_thread():
+                return original(*args, **kwargs)
+            turns._compiling += 1
+            handed = turns._hand_back()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                if handed:
+                    turns._take_back()
+                turns._compiling -= 1
+
+        triton.compiler.compile = compile
+        self._gating = True
+
+    def ready_to_time(self) -> bool:
+        """Checked and idle: says so and waits until the host has the GPU alone for this child. True: time it."""
+        self._gating = False
+        _synchronise()  # a broken context is left to the timing stage to report
+        os.write(self._ready, b"r")
+        os.close(self._ready)
+        answer = os.read(self._go, 1)
+        os.close(self._go)
+        return answer == b"g"
+
+    def _hand_back(self) -> bool:
+        if not _synchronise():  # work still queued or a broken context: keep the share
+            return False
+        try:
+            os.write(self._ready, b"i")
+        except OSError:
+            return False
+        self.handed_back += 1
+        return True
+
+    def _take_back(self) -> None:
+        try:
+            os.write(self._ready, b"w")
+            os.read(self._go, 1)  # whatever the answer: without the share the child cannot go on otherwise
+        except OSError:
+            pass
+
+
+def _synchronise() -> bool:
+    """Waits for every stream of this process's device; False if that failed."""
+    try:
+        import torch
+
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+        return True
+    except Exception:  # noqa: BLE001
+        return False

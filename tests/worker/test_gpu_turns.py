@@ -1,0 +1,95 @@
+"""A timed child's turns on a shared GPU (gpu_turns.py): while Triton compiles one of the candidate's kernels
+the child hands its share of the GPU back and asks for it again after, and the fork server passes both on to
+the host as events in the middle of the run request. Real fork server and child processes on the CPU; the
+kernel is compiled for an explicit CUDA target, which needs no GPU."""
+import time
+
+import torch
+
+from tritongym_worker.candidate import CandidateRole
+
+COMPILES = '''
+import triton
+import triton.compiler
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+
+
+@triton.jit
+def _twice(x_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n) * 2, mask=offsets < n)
+
+
+def double(x):
+    source = triton.compiler.ASTSource(_twice, {"x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}, {(2,): BLOCK})
+    triton.compiler.compile(source, target=GPUTarget("cuda", 80, 32))
+    return x * 2
+'''
+PLAIN = "def double(x):\n    return x * 2\n"
+
+
+class Host:
+    """The host's side of the channel: every event it was told, and its answers; "gpu_wanted" answered
+    after `share_delay_s` (another evaluation was being timed)."""
+
+    def __init__(self, share_delay_s=0.0):
+        self.sent, self.share_delay_s = [], share_delay_s
+
+    def send(self, message):
+        self.sent.append(message["event"])
+
+    def receive(self):
+        if self.sent[-1] == "gpu_wanted":
+            time.sleep(self.share_delay_s)
+        return {"op": "time"} if self.sent[-1] == "ready_to_time" else {"op": "continue"}
+
+
+def _run(tmp_path, monkeypatch, code, host, blocks=(128,), timeout_s=60.0):
+    cache = tmp_path / "worker" / "triton-cache"
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(cache))
+    inputs = tmp_path / "inputs" / "case.pt"
+    inputs.parent.mkdir()
+    torch.save({"inputs": [torch.arange(8.0)]}, inputs)
+    role = CandidateRole("cpu", str(tmp_path / "worker"), str(cache), 0, host)
+    cases = [{"key": f"s/seed-{i}", "inputs": str(inputs), "output": f"out-{i}.pt"} for i in range(len(blocks))]
+    results = []
+    for block in blocks:  # one request per block size: each is a new kernel specialisation to compile
+        request = {"code": f"BLOCK = {block}\n" + code, "entry": "double", "timeout_s": timeout_s,
+                   "pause_before_timing": True, "cases": cases[:1],
+                   "timing": {"shapes": [{"key": "s", "sets": [str(inputs)], "recheck": []}], "target_seconds": 0.01}}
+        started = time.monotonic()
+        results.append((role.run(request), time.monotonic() - started))
+    return results
+
+
+def test_a_compile_hands_the_gpu_back_and_takes_it_again(tmp_path, monkeypatch):
+    host = Host()
+    [(reply, _)] = _run(tmp_path, monkeypatch, COMPILES, host)
+    assert reply.get("verdict") is None, reply
+    assert host.sent == ["gpu_idle", "gpu_wanted", "ready_to_time"]
+    assert reply["compiles_off_gpu"] == 1
+    assert [case["status"] for case in reply["cases"]] == ["ok"]
+
+
+def test_waiting_for_the_share_is_not_the_childs_time(tmp_path, monkeypatch):
+    host = Host(share_delay_s=3.0)
+    [(reply, elapsed)] = _run(tmp_path, monkeypatch, COMPILES, host, timeout_s=2.5)
+    assert elapsed > 3.0
+    assert reply.get("verdict") is None, reply  # not a timeout: it waited 3 s for the GPU, not for itself
+    assert reply["wall_seconds"] < elapsed - 2.9
+
+
+def test_a_candidate_that_compiles_nothing_only_says_it_is_ready(tmp_path, monkeypatch):
+    host = Host()
+    [(reply, _)] = _run(tmp_path, monkeypatch, PLAIN, host)
+    assert host.sent == ["ready_to_time"]
+    assert reply["compiles_off_gpu"] == 0
+
+
+def test_a_compile_that_fails_still_takes_the_share_back(tmp_path, monkeypatch):
+    host = Host()
+    broken = COMPILES.replace("* 2, mask", "* undefined_name, mask")
+    [(reply, _)] = _run(tmp_path, monkeypatch, broken, host)
+    assert reply["verdict"] in ("compile_error", "runtime_error"), reply
+    assert host.sent == ["gpu_idle", "gpu_wanted"]  # and never ready to be timed
