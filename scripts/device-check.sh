@@ -10,8 +10,8 @@
 # included) and a summary table last; full logs go to $OUT (or ./device-logs). Switches:
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
-#   DEVICE_FIDELITY=1      bench/timing_fidelity.py            DEVICE_THROUGHPUT=1 bench/eval_throughput.py
-#   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's, one per GPU)
+#   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
+#   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's automatic count)
 #   DEVICE_THROUGHPUT_PLANE=gpu|files  the warm pool's data plane (default: the executor's, gpu)
 #   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
 #                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
@@ -173,7 +173,7 @@ run() {
   if [[ ${DEVICE_FIDELITY:-0} == 1 ]]; then
     echo "== timing fidelity (bench/timing_fidelity.py)"
     PYTHONPATH="$PWD/$BUNDLE/plugins/python" timeout "${DEVICE_FIDELITY_SECONDS:-300}" "$TRITONGYM_PYTHON" \
-      bench/timing_fidelity.py /tmp/tasks.json --out "$out/timing-fidelity.md" > "$out/timing-fidelity.log" 2>&1 || true
+      bench/timing_fidelity.py /tmp/tasks.json ${DEVICE_FIDELITY_ARGS:-} --out "$out/timing-fidelity.md" > "$out/timing-fidelity.log" 2>&1 || true
     tail -12 "$out/timing-fidelity.log"
   fi
   if [[ ${DEVICE_THROUGHPUT:-0} == 1 ]]; then

@@ -9,7 +9,7 @@
 namespace tritongym::triton_executor {
 
 struct TritonExecutorConfig {
-  int64_t workers = 0;             // candidate workers; 0: one per GPU (cuda) or 2 (interpreter)
+  int64_t workers = 0;             // candidate workers; 0: automatic_workers() (cuda), up to 4 by CPU count (interpreter)
   int64_t recycle_after = 50;      // evaluations before a worker is replaced
   int64_t secret_seeds = 8;        // size of the run's pool of input seeds (drawn at start, never shown)
   int64_t memory_limit_mb = 8192;  // address-space cap of a candidate's process (interpreter only)

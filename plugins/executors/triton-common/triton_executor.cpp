@@ -1,5 +1,6 @@
 #include "triton_executor.hpp"
 
+#include "gpu_inventory.hpp"
 #include "worker_json.hpp"
 
 #include <sys/prctl.h>
@@ -101,7 +102,7 @@ WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) c
     // The host's CUDA_VISIBLE_DEVICES (a run pinned to some GPUs) bounds every worker. The reference
     // worker sees all of those GPUs; each candidate worker sees one, round robin over them.
     std::vector<std::string> visible = visible_gpus();
-    if (role == "candidate" && reference_) {
+    if (role == "candidate" && (reference_ || gpu_count_ > 0)) {
       launch.gpu = slot % gpu_count_locked();
       launch.environment["CUDA_VISIBLE_DEVICES"] =
           visible.empty() ? std::to_string(launch.gpu) : visible[static_cast<size_t>(launch.gpu) % visible.size()];
@@ -129,8 +130,30 @@ std::vector<std::string> TritonExecutor::visible_gpus() {
 }
 
 int64_t TritonExecutor::gpu_count_locked() const {
+  if (gpu_count_ > 0) return gpu_count_;
   const auto* devices = reference_ ? reference_->hello().if_contains("cuda_devices") : nullptr;
   return devices && devices->is_int64() ? std::max<int64_t>(devices->as_int64(), 1) : 1;
+}
+
+std::vector<std::thread> TritonExecutor::prestart_candidates(int64_t count) const {
+  std::vector<std::thread> starting;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t slot = 0;
+    {
+      std::lock_guard pool(pool_mutex_);
+      if (running_workers_ >= capacity_) break;
+      ++running_workers_;
+      slot = next_slot_++;
+    }
+    starting.emplace_back([this, launch = launch_for("candidate", slot)] {
+      auto started = Worker::start(launch);
+      std::lock_guard pool(pool_mutex_);
+      if (started) idle_.push_back(std::move(started.value()));
+      else --running_workers_;  // an evaluation starts one itself, and reports why it cannot
+      pool_changed_.notify_one();
+    });
+  }
+  return starting;
 }
 
 Status TritonExecutor::ensure_reference_worker() const {
@@ -139,7 +162,26 @@ Status TritonExecutor::ensure_reference_worker() const {
   if (python_.empty())
     return *(availability_ = Status(StatusCode::unavailable,
                                     "no Python for the workers: run scripts/setup.sh or set TRITONGYM_PYTHON"));
+  // Told the GPUs by the driver, the candidate workers start while the reference worker does (each imports
+  // torch: seconds). Otherwise they wait for the reference worker's count.
+  std::vector<std::thread> starting;
+  if (target_ == Target::cuda && !gpus_asked_) {
+    gpus_asked_ = true;
+    GpuInventory gpus = query_gpus();
+    if (gpus.count() > 0) {
+      gpu_count_ = gpus.count();
+      {
+        std::lock_guard pool(pool_mutex_);
+        if (config_.workers == 0) capacity_ = automatic_workers(gpus, std::thread::hardware_concurrency());
+      }
+      starting = prestart_candidates(capacity_);
+    } else if (log_) {
+      log_->write(LogLevel::debug, "triton-cuda: " + (gpus.error.empty() ? "the driver sees no GPU" : gpus.error) +
+                                       "; the reference worker will count the GPUs");
+    }
+  }
   auto started = Worker::start(launch_for("reference", 0));
+  for (auto& thread : starting) thread.join();
   if (!started) return *(availability_ = started.status());
   reference_ = std::move(started.value());
   if (target_ == Target::cuda) {
@@ -149,7 +191,10 @@ Status TritonExecutor::ensure_reference_worker() const {
       return *(availability_ = Status(StatusCode::unavailable,
                                       "no GPU: torch in " + python_ + " sees no CUDA device (use triton-interpreter)"));
     }
-    if (config_.workers == 0) {  // automatic: one candidate worker per GPU, so that every GPU works
+    if (gpu_count_ > 0 && devices->as_int64() != gpu_count_ && log_)
+      log_->write(LogLevel::warn, "triton-cuda: the driver counted " + std::to_string(gpu_count_) +
+                                      " GPUs and the reference worker " + std::to_string(devices->as_int64()));
+    if (config_.workers == 0 && gpu_count_ == 0) {  // automatic, without the driver's word: one per GPU
       std::lock_guard pool(pool_mutex_);
       capacity_ = gpu_count_locked();
     }

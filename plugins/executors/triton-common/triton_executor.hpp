@@ -18,6 +18,7 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "executor_config.hpp"
@@ -109,7 +110,9 @@ class TritonExecutor final : public Executor {
   void release_worker(std::unique_ptr<Worker> worker, bool keep);
   WorkerLaunch launch_for(const std::string& role, int64_t slot) const;  // reference_mutex_ held
   static std::vector<std::string> visible_gpus();  // the host's CUDA_VISIBLE_DEVICES, split
-  int64_t gpu_count_locked() const;                 // GPUs the reference worker sees (reference_mutex_ held)
+  int64_t gpu_count_locked() const;  // GPUs the driver or the reference worker sees (reference_mutex_ held)
+  // Starts `count` candidate workers in threads and returns them, to be joined (reference_mutex_ held).
+  std::vector<std::thread> prestart_candidates(int64_t count) const;
 
   Target target_;
   TritonExecutorConfig config_;
@@ -123,6 +126,8 @@ class TritonExecutor final : public Executor {
   mutable std::mutex reference_mutex_;  // one request at a time to the reference worker
   mutable std::unique_ptr<Worker> reference_;
   mutable std::optional<Status> availability_;
+  mutable bool gpus_asked_ = false;  // the CUDA driver asked for the GPUs (gpu_inventory.hpp), once
+  mutable int64_t gpu_count_ = 0;    // what it said; 0: ask the reference worker
   std::map<std::string, boost::json::value> prepared_;  // expected-output path -> its description
   std::optional<boost::json::object> ceilings_;         // measured once (guarded by reference_mutex_)
   // The reference cache's files per task, least recently used first, and the tasks being evaluated now
@@ -141,11 +146,12 @@ class TritonExecutor final : public Executor {
   GpuLock& gpu_mutex(int64_t gpu);
 
   mutable std::mutex pool_mutex_;
-  std::condition_variable pool_changed_;
-  std::vector<std::unique_ptr<Worker>> idle_;
-  int64_t running_workers_ = 0;
-  int64_t next_slot_ = 0;
-  mutable int64_t capacity_ = 1;  // workers: 0 in the config becomes the GPU count once the reference worker is up
+  // Mutable: availability() starts the candidate workers alongside the reference worker.
+  mutable std::condition_variable pool_changed_;
+  mutable std::vector<std::unique_ptr<Worker>> idle_;
+  mutable int64_t running_workers_ = 0;
+  mutable int64_t next_slot_ = 0;
+  mutable int64_t capacity_ = 1;  // workers: 0 in the config becomes automatic_workers() once the GPUs are known
 };
 
 }  // namespace tritongym::triton_executor
