@@ -170,7 +170,12 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       }
       Item& item = items[index];
       auto started = std::chrono::steady_clock::now();
-      auto result = judge(context, registry, executor, item.task, item.code, stage, seeds, timeout_s);
+      Result<EvaluationResult> result = Status(StatusCode::internal, "not judged");
+      try {
+        result = judge(context, registry, executor, item.task, item.code, stage, seeds, timeout_s);
+      } catch (const std::exception& error) {
+        result = Status(StatusCode::internal, item.path + ": judging it failed: " + error.what());
+      }
       {
         std::lock_guard lock(mutex);
         item.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -183,7 +188,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
   std::vector<std::thread> threads;
   for (size_t i = 0; i < std::min(slots, items.size()); ++i) threads.emplace_back(work);
   int exit_code = kExitOk;
-  {
+  try {
     std::unique_lock lock(mutex);
     while (printed < items.size()) {
       done.wait(lock, [&] { return items[printed].result.has_value() || (failed && next <= printed); });
@@ -197,10 +202,12 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       boost::json::object out = evaluation_json(item.result->value());
       // Where the time went (prepare, candidate, compare, baselines, and inside the candidate's child), the one
       // part of the executor's record kept.
-      if (const auto* record = out.if_contains("executor"); record && record->is_object())
-        for (const char* key : {"phase_seconds", "candidate_phases"})
-          if (const auto* value = record->as_object().if_contains(key)) out[key] = *value;
+      // Moved out of the record first: inserting into `out` may move its values, the record among them.
+      boost::json::value record = out.contains("executor") ? std::move(out["executor"]) : boost::json::value();
       out.erase("executor");
+      if (record.is_object())
+        for (const char* key : {"phase_seconds", "candidate_phases"})
+          if (auto* value = record.as_object().if_contains(key)) out[key] = std::move(*value);
       out.erase("stdout");
       out.erase("stderr");
       out["task"] = item.task_id;
@@ -208,6 +215,10 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       out["host_seconds"] = item.host_seconds;
       std::cout << boost::json::serialize(out) << std::endl;
     }
+  } catch (const std::exception& error) {  // said, and the running evaluations finish before the batch ends
+    print_error(Status(StatusCode::internal, std::string("the batch stopped: ") + error.what()));
+    std::lock_guard lock(mutex);
+    failed = true;
   }
   for (auto& thread : threads) thread.join();
   return failed ? kExitFailure : exit_code;

@@ -1,6 +1,10 @@
 // tritongym: the command-line host. `tritongym --help` works on any machine: no GPU, driver or
 // Python is needed to list plugins and tasks or to check a run file.
 #include <boost/program_options.hpp>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <exception>
 
 #include <iostream>
 #include <map>
@@ -17,6 +21,15 @@ namespace po = boost::program_options;
 using namespace tritongym;
 
 namespace {
+
+// A bug that ends the process says where: the stack, to stderr, before the default handler aborts.
+[[noreturn]] void terminate_with_stack() {
+  static const char kSaid[] = "tritongym: terminated (a bug; please report it with this stack):\n";
+  (void)!write(STDERR_FILENO, kSaid, sizeof(kSaid) - 1);
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+  std::abort();
+}
 
 struct CommandEntry {
   const char* summary;
@@ -58,6 +71,7 @@ void print_usage(const po::options_description& globals) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(terminate_with_stack);
   po::options_description globals("global options");
   globals.add_options()("help,h", "show this help")("version", "print the version")(
       "log-level", po::value<std::string>()->default_value("info"), "trace, debug, info, warn, error, off")(
