@@ -73,6 +73,8 @@ def main() -> int:
     while True:
         request = channel.receive()
         if request is None or request.get("op") == "exit":
+            if hasattr(handler, "close"):  # the candidate role's spare child
+                handler.close()
             return 0
         op = request.get("op")
         try:

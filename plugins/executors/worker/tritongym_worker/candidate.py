@@ -44,6 +44,7 @@ class CandidateRole:
         self.sandbox = "not applied yet"
         self._count = 0
         self._paused_s = 0.0  # how long the last run's child waited for the host's go-aheads
+        self._spare: _Spare | None = None
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self._count += 1
@@ -53,37 +54,64 @@ class CandidateRole:
         source_path = os.path.join(folder, "candidate.py")
         with open(source_path, "w") as handle:
             handle.write(request["code"])
-        read_fd, write_fd = os.pipe()
         # The pause before timing: the child says "ready" on one pipe and waits for the go-ahead on the other.
         pause = bool(request.get("pause_before_timing")) and bool(request.get("timing")) and self.channel is not None
-        ready_read, ready_write = os.pipe() if pause else (-1, -1)
-        go_read, go_write = os.pipe() if pause else (-1, -1)
+        spare = self._take_spare()
         started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            os.close(read_fd)
-            if pause:
-                os.close(ready_read)
-                os.close(go_write)
-            _child_main(self, request, folder, source_path, write_fd, (ready_write, go_read) if pause else None)
-        os.close(write_fd)
-        if pause:
-            os.close(ready_write)
-            os.close(go_read)
-        reply = self._wait(pid, read_fd, float(request.get("timeout_s", 60.0)), ready_read, go_write)
-        if pause:
-            for fd in (ready_read, go_write):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        message = json.dumps({"request": request, "folder": folder, "source": source_path, "pause": pause}).encode()
+        try:
+            view = memoryview(message)
+            while view:
+                view = view[os.write(spare.request_fd, view):]
+        except OSError:  # the spare died after it was checked: its exit is read below, as a crash
+            pass
+        os.close(spare.request_fd)
+        reply = self._wait(spare.pid, spare.report_fd, float(request.get("timeout_s", 60.0)),
+                           spare.ready_fd if pause else -1, spare.go_fd if pause else -1)
+        for fd in (spare.ready_fd, spare.go_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         reply["wall_seconds"] = time.monotonic() - started - self._paused_s  # the child's own time
         reply["stdout"] = _read_capped(os.path.join(folder, "stdout.txt"))
         reply["stderr"] = _read_capped(os.path.join(folder, "stderr.txt"))
         reply["folder"] = folder
         if not request.get("keep_folder"):
             _remove_later(self.root, folder)
+        self._spare = self._fork_spare()  # readies itself while the host compares this one's outputs
         return reply
+
+    def _take_spare(self) -> "_Spare":
+        """The child forked ahead for this request, or a new one if it is missing or died."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            finished, _ = os.waitpid(spare.pid, os.WNOHANG)
+            if finished == 0:
+                return spare
+            spare.close()
+        return self._fork_spare()
+
+    def _fork_spare(self) -> "_Spare":
+        """Forks the next child before its request comes: on CUDA it creates its context, starts CUPTI and
+        takes the integrity snapshot then (a second or so), off the evaluation's time. It then waits for the
+        request on a pipe; the fork server's end closing (the server gone) makes it exit."""
+        request_read, request_write = os.pipe()
+        report_read, report_write = os.pipe()
+        ready_read, ready_write = os.pipe()
+        go_read, go_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            _spare_main(self, request_read, report_write, ready_write, go_read)
+        for fd in (request_read, report_write, ready_write, go_read):
+            os.close(fd)
+        return _Spare(pid, request_write, report_read, ready_read, go_write)
+
+    def close(self) -> None:
+        """Ends the spare child (the worker is exiting)."""
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
 
     def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1) -> dict[str, Any]:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
@@ -160,12 +188,79 @@ class CandidateRole:
         return reply is not None and reply.get("op") == answer
 
 
+class _Spare:
+    """A forked child waiting for its request, and the fork server's ends of its pipes."""
+
+    def __init__(self, pid: int, request_fd: int, report_fd: int, ready_fd: int, go_fd: int) -> None:
+        self.pid, self.request_fd, self.report_fd, self.ready_fd, self.go_fd = pid, request_fd, report_fd, ready_fd, go_fd
+
+    def close(self) -> None:
+        for fd in (self.request_fd, self.report_fd, self.ready_fd, self.go_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _kill_group(self.pid)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+class _Ahead:
+    """What a spare child readied before its request: the compile gate (inactive until a timed request) and,
+    on CUDA, the timing guard (context, CUPTI, integrity snapshot)."""
+
+    def __init__(self, device: str) -> None:
+        started = time.perf_counter()
+        self.turns = GpuTurns()
+        self.turns.install_compile_gate()
+        self.guard = _TimingGuard(device) if device.startswith("cuda") else None
+        self.seconds = time.perf_counter() - started
+
+
+def _spare_main(role: CandidateRole, request_fd: int, report_fd: int, ready_fd: int, go_fd: int) -> None:
+    try:
+        os.setpgid(0, 0)
+        sandbox.die_with_parent()  # a spare in its own group outlives a killed fork server otherwise
+        # Nothing of the fork server's may reach candidate code: above all not the host's channel (fds 3 and
+        # 4), on which a candidate could otherwise send the host a reply of its own making.
+        _close_inherited(keep={request_fd, report_fd, ready_fd, go_fd})
+        ahead: _Ahead | None = _Ahead(role.device)
+    except BaseException:  # readied nothing: the request still runs, and readies what it needs itself
+        ahead = None
+    data = b""
+    while True:
+        chunk = os.read(request_fd, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    os.close(request_fd)
+    if not data:  # the fork server is gone, or ended this spare
+        os._exit(0)
+    message = json.loads(data)
+    pause = (ready_fd, go_fd) if message["pause"] else None
+    if pause is None:
+        for fd in (ready_fd, go_fd):
+            os.close(fd)
+    _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead)
+
+
+def _close_inherited(keep: set[int]) -> None:
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:  # the listing's own descriptor, already closed
+                pass
+
+
 def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int,
-                pause: tuple[int, int] | None = None) -> None:
+                pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None) -> None:
     exit_code = 0
     reply: dict[str, Any] = {"ok": True}
     try:
-        os.setpgid(0, 0)
         for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
             target = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(target, fd)
@@ -186,7 +281,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
                                                    [folder, role.triton_cache, "/dev", "/proc/self"])
         reply["sandbox"] = role.sandbox + "; " + sandbox.drop_capabilities()
-        reply.update(_run_candidate(role, request, source_path, pause))
+        reply.update(_run_candidate(role, request, source_path, pause, ahead))
         exit_code = 3 if reply.get("cuda_fault") else 0
     except BaseException as error:  # the harness's own failure inside the child
         reply = {"ok": True, "verdict": "runtime_error",
@@ -205,7 +300,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
 
 
 def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: str,
-                   pause: tuple[int, int] | None = None) -> dict[str, Any]:
+                   pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None) -> dict[str, Any]:
     import torch
 
     entry_name = request["entry"]
@@ -214,11 +309,25 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     phases = {"setup": 0.0, "import": 0.0, "load_inputs": 0.0, "run": 0.0, "save_outputs": 0.0}
     clock = time.perf_counter()
     # Its turns on a shared GPU: the compile gate goes in before the integrity snapshot, which then holds it.
-    turns = GpuTurns(*pause) if pause is not None else None
-    if turns is not None:
+    # A spare child did both ahead of the request.
+    turns = ahead.turns if ahead is not None else None
+    guard = ahead.guard if ahead is not None else None
+    if pause is not None and turns is None:
+        turns = GpuTurns()
         turns.install_compile_gate()
-    guard = _TimingGuard(role.device) if plan else None  # before the candidate can touch anything
+    if pause is not None:
+        turns.attach(*pause)
+    else:
+        turns = None
+    if plan and guard is None:
+        guard = _TimingGuard(role.device)  # before the candidate can touch anything
+    if not plan:
+        guard = None
+    if guard is not None:
+        guard.before_import()
     phases["setup"] = time.perf_counter() - clock
+    if ahead is not None:
+        phases["ahead"] = ahead.seconds  # before the request: not the candidate's time
     try:
         clock = time.perf_counter()
         spec = importlib.util.spec_from_file_location("candidate", source_path)
@@ -307,6 +416,13 @@ class _TimingGuard:
             self.problem = f"{type(error).__name__}: {error}"
         self.snapshot = integrity.Snapshot.take()
         self.threads = integrity.ThreadBaseline.take()
+        self.persisting_l2 = 0
+
+    def before_import(self) -> None:
+        """At the request, not ahead of it: the set-aside is the device's, and another candidate may be timed
+        while a spare readies itself."""
+        from . import integrity
+
         # The driver may set some L2 aside by default; the harness sets none, so that any set-aside seen
         # after a call is the candidate's, whatever size it picked (integrity.clear_persisting_l2).
         self.persisting_l2 = integrity.clear_persisting_l2() or 0

@@ -21,17 +21,23 @@ from typing import Any
 
 
 class GpuTurns:
-    def __init__(self, ready_fd: int, go_fd: int) -> None:
-        self._ready = ready_fd
-        self._go = go_fd
-        self._gating = False  # hands the GPU back during compiles (between install and ready_to_time)
+    def __init__(self) -> None:
+        self._ready = -1
+        self._go = -1
+        self._installed = False
+        self._gating = False  # hands the GPU back during compiles (between attach and ready_to_time)
         self._compiling = 0
         self.handed_back = 0  # compiles during which the GPU was handed back
+
+    def attach(self, ready_fd: int, go_fd: int) -> None:
+        """The pipes of a timed request: from now on compiles hand the GPU back."""
+        self._ready, self._go = ready_fd, go_fd
+        self._gating = self._installed
 
     def install_compile_gate(self) -> None:
         """Wraps triton.compiler.compile, which every @triton.jit kernel calls on its first launch with new
         specialisations (JITFunction.create_binder reads it from the package). Called before the candidate is
-        imported and before the integrity snapshot, so the snapshot holds the wrapper."""
+        imported and before the integrity snapshot, so the snapshot holds the wrapper; inactive until attach."""
         import triton.compiler
 
         original = triton.compiler.compile
@@ -53,7 +59,7 @@ class GpuTurns:
                 turns._compiling -= 1
 
         triton.compiler.compile = compile
-        self._gating = True
+        self._installed = True
 
     def ready_to_time(self) -> bool:
         """Checked and idle: says so and waits until the host has the GPU alone for this child. True: time it."""

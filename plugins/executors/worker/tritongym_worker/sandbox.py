@@ -111,6 +111,23 @@ def drop_capabilities() -> str:
     return "capabilities dropped"
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> bool:
+    """SIGKILL this process when its parent exits (Linux); True if the kernel took it. Then exits at once if
+    the parent is already gone (it died between the fork and this call)."""
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        armed = libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        armed = False
+    if os.getppid() != parent:
+        os._exit(0)
+    return armed
+
+
 def limit_memory(max_bytes: int) -> None:
     """Caps the address space (interpreter children only: CUDA reserves more address space than it uses)."""
     if max_bytes > 0:

@@ -1,0 +1,95 @@
+"""The candidate fork server forks each child before its request comes (candidate.py, `_Spare`): the child
+readies itself (on CUDA: its context, CUPTI and the integrity snapshot) while the fork server waits, then runs
+the request it is sent. Real fork server and children on the CPU."""
+import os
+import signal
+import time
+
+import torch
+
+from tritongym_worker.candidate import CandidateRole
+
+REPORTS = '''
+import os
+
+
+def double(x):
+    print("pid", os.getpid())
+    try:
+        os.fstat(SENTINEL)
+        print("sentinel open")
+    except OSError:
+        print("sentinel closed")
+    return x * 2
+'''
+
+
+def _role(tmp_path):
+    return CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
+
+
+def _request(tmp_path, code):
+    inputs = tmp_path / "inputs" / "case.pt"
+    if not inputs.exists():
+        inputs.parent.mkdir()
+        torch.save({"inputs": [torch.arange(8.0)]}, inputs)
+    return {"code": code, "entry": "double", "timeout_s": 30.0,
+            "cases": [{"key": "s/seed-0", "inputs": str(inputs), "output": "out-0.pt"}]}
+
+
+def _alive(pid):
+    try:
+        finished, _ = os.waitpid(pid, os.WNOHANG)
+        return finished == 0
+    except ChildProcessError:
+        return False
+
+
+def test_the_child_that_runs_a_request_was_forked_before_it(tmp_path):
+    role = _role(tmp_path)
+    try:
+        first = role.run(_request(tmp_path, REPORTS.replace("SENTINEL", "0")))
+        assert first.get("verdict") is None, first
+        spare = role._spare.pid
+        assert _alive(spare)  # forked after the first request, waiting for the next
+        second = role.run(_request(tmp_path, REPORTS.replace("SENTINEL", "0")))
+        assert f"pid {spare}" in second["stdout"]
+        assert second["phases"]["ahead"] >= 0.0
+    finally:
+        role.close()
+
+
+def test_a_candidate_sees_none_of_the_fork_servers_descriptors(tmp_path):
+    # Like the host's channel (fds 3 and 4 in a worker): open in the fork server, closed in every child.
+    sentinel = os.open(os.devnull, os.O_WRONLY)
+    role = _role(tmp_path)
+    try:
+        reply = role.run(_request(tmp_path, REPORTS.replace("SENTINEL", str(sentinel))))
+        assert reply.get("verdict") is None, reply
+        assert "sentinel closed" in reply["stdout"], reply["stdout"]
+        assert os.fstat(sentinel)  # still open here
+    finally:
+        role.close()
+        os.close(sentinel)
+
+
+def test_a_spare_that_died_is_replaced(tmp_path):
+    role = _role(tmp_path)
+    try:
+        role.run(_request(tmp_path, REPORTS.replace("SENTINEL", "0")))
+        dead = role._spare.pid
+        os.kill(dead, signal.SIGKILL)
+        time.sleep(0.2)
+        reply = role.run(_request(tmp_path, REPORTS.replace("SENTINEL", "0")))
+        assert reply.get("verdict") is None, reply
+        assert f"pid {dead}" not in reply["stdout"]
+    finally:
+        role.close()
+
+
+def test_closing_the_role_ends_its_spare(tmp_path):
+    role = _role(tmp_path)
+    role.run(_request(tmp_path, REPORTS.replace("SENTINEL", "0")))
+    spare = role._spare.pid
+    role.close()
+    assert not _alive(spare)
