@@ -114,7 +114,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
         rows.append(f"| {task} | {os.path.basename(path)} | {w['verdict']} | {c['verdict']} | "
                     f"{w.get('host_seconds', 0):.2f} | {c.get('seconds', 0):.2f} | {'yes' if agree else 'NO'} |")
     per_min = lambda seconds: 60.0 * n / seconds  # noqa: E731
-    lines = [f"candidates: {n}, device: {device}, warm-pool workers: {measured.get('workers') or 'default (one per GPU)'}, "
+    lines = [f"candidates: {n}, device: {device}, warm-pool workers: {measured.get('workers') or 'automatic (the executor decides)'}, "
              f"data plane: {measured.get('data_plane', 'default')}"
              + (" (the interpreter: checking only, nothing timed)" if device == "cpu" else ""), "",
              "| path | wall s | candidates/min |", "|---|---|---|",
@@ -142,7 +142,7 @@ def main() -> int:
     parser.add_argument("--only", choices=["warm", "cold"], default=None, help="measure one path (with --save)")
     parser.add_argument("--save", default="", help="write what was measured as JSON")
     parser.add_argument("--workers", type=int, default=0,
-                        help="candidate workers of the warm pool (0: the executor's default, one per GPU)")
+                        help="candidate workers of the warm pool (0: the executor's automatic count, gpu_inventory.hpp)")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
