@@ -229,21 +229,24 @@ def _spare_main(role: CandidateRole, request_fd: int, report_fd: int, ready_fd: 
         ahead: _Ahead | None = _Ahead(role.device)
     except BaseException:  # readied nothing: the request still runs, and readies what it needs itself
         ahead = None
-    data = b""
-    while True:
-        chunk = os.read(request_fd, 1 << 16)
-        if not chunk:
-            break
-        data += chunk
-    os.close(request_fd)
-    if not data:  # the fork server is gone, or ended this spare
-        os._exit(0)
-    message = json.loads(data)
-    pause = (ready_fd, go_fd) if message["pause"] else None
-    if pause is None:
-        for fd in (ready_fd, go_fd):
-            os.close(fd)
-    _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead)
+    try:
+        data = b""
+        while True:
+            chunk = os.read(request_fd, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        os.close(request_fd)
+        if not data:  # the fork server is gone, or ended this spare
+            os._exit(0)
+        message = json.loads(data)
+        pause = (ready_fd, go_fd) if message["pause"] else None
+        if pause is None:
+            for fd in (ready_fd, go_fd):
+                os.close(fd)
+        _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead)
+    finally:  # never back into the fork server's code: a forked child that returned would serve its channel
+        os._exit(5)
 
 
 def _close_inherited(keep: set[int]) -> None:
