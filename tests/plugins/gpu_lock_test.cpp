@@ -1,0 +1,88 @@
+// The GPU lock of the triton executors: evaluations share a GPU while they check, a timing takes it alone,
+// and a waiting timing goes before evaluations that ask after it. The turns on the GPU (a child hands its share
+// back while Triton compiles) rely on the last two.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu_lock.hpp"
+
+namespace tritongym::triton_executor {
+namespace {
+
+using namespace std::chrono_literals;
+
+// What happened, in order, across threads.
+struct Events {
+  std::mutex mutex;
+  std::vector<std::string> said;
+  void add(const std::string& what) {
+    std::lock_guard lock(mutex);
+    said.push_back(what);
+  }
+  std::vector<std::string> all() {
+    std::lock_guard lock(mutex);
+    return said;
+  }
+};
+
+TEST(GpuLock, ChecksShareTheGpu) {
+  GpuLock gpu;
+  std::shared_lock first(gpu);
+  std::atomic<bool> second_in{false};
+  std::thread other([&] {
+    std::shared_lock second(gpu);
+    second_in = true;
+  });
+  other.join();
+  EXPECT_TRUE(second_in);  // got in while the first share was held
+}
+
+TEST(GpuLock, AWaitingTimingGoesBeforeLaterChecks) {
+  GpuLock gpu;
+  Events events;
+  std::shared_lock checking(gpu);
+  std::thread timing([&] {
+    std::unique_lock alone(gpu);
+    events.add("timed");
+  });
+  std::this_thread::sleep_for(50ms);  // the timing now waits for the check
+  std::thread later_check([&] {
+    std::shared_lock share(gpu);
+    events.add("later check");
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(events.all().empty());  // the timing waits for the check; the later check waits for the timing
+  checking.unlock();
+  timing.join();
+  later_check.join();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"timed", "later check"}));
+}
+
+TEST(GpuLock, AShareHandedBackLetsATimingInAndIsTakenAgainAfterIt) {
+  GpuLock gpu;
+  Events events;
+  std::shared_lock child(gpu);  // a child checking
+  std::thread timing([&] {
+    std::unique_lock alone(gpu);
+    events.add("timing starts");
+    std::this_thread::sleep_for(50ms);
+    events.add("timing ends");
+  });
+  std::this_thread::sleep_for(50ms);
+  child.unlock();  // gpu_idle: it compiles; the timing need not wait for the compile
+  std::this_thread::sleep_for(20ms);
+  child.lock();  // gpu_wanted: waits for the timing to end
+  events.add("child checks again");
+  timing.join();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"timing starts", "timing ends", "child checks again"}));
+}
+
+}  // namespace
+}  // namespace tritongym::triton_executor
