@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <iomanip>
 #include <thread>
 #include <vector>
 #include <filesystem>
@@ -116,6 +117,9 @@ Result<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
+// When this process started, near enough: set as the program is loaded.
+const auto kProcessStart = std::chrono::steady_clock::now();
+
 // --batch FILE: one "TASK_ID PATH" per line, all through one warm executor; one JSON line per candidate, in
 // the file's order. As many candidates are judged at once as the executor has slots (its workers): on
 // triton-cuda their checks overlap while timing takes each GPU alone.
@@ -154,8 +158,14 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     item.code = std::move(code.value());
     items.push_back(std::move(item));
   }
-  (void)executor.availability();  // starts the executor, which then knows its slots
+  (void)executor.availability();  // starts the executor (if choosing it did not), which then knows its slots
   const size_t slots = static_cast<size_t>(std::max<int64_t>(executor.info().parallel_slots, 1));
+  // On stderr, beside the results on stdout: what a throughput measurement needs to tell start-up (loading
+  // plugins, starting the workers) from judging.
+  const double start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
+  std::cerr << "batch: " << items.size() << " candidates, " << std::min(slots, items.size())
+            << " at once; the executor started in " << std::fixed << std::setprecision(2) << start_seconds
+            << " s (since the process did)" << std::endl;
   std::mutex mutex;
   std::condition_variable done;
   size_t next = 0, printed = 0;

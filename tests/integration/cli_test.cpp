@@ -304,6 +304,11 @@ TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
   EXPECT_EQ(lines[1].at("verdict"), "wrong_answer");
   EXPECT_EQ(lines[1].at("task"), "standard/vector-add");
   EXPECT_GT(lines[0].at("host_seconds").as_double(), 0.0);
+  for (const auto& line : lines) {  // the record's phases, copied out of it; the record itself left out
+    EXPECT_TRUE(line.contains("phase_seconds") && line.at("phase_seconds").is_object()) << boost::json::serialize(line);
+    EXPECT_FALSE(line.contains("executor"));
+  }
+  EXPECT_NE(result.stderr_text.find("the executor started in"), std::string::npos) << result.stderr_text;
 }
 
 TEST(Cli, EvalExplainsBadArguments) {
