@@ -45,8 +45,8 @@ class GpuTurns:
 
         @functools.wraps(original)
         def compile(*args: Any, **kwargs: Any) -> Any:  # noqa: A001  (the name Triton looks up)
-            # Only the main thread's compiles, one level deep: a process that compiles on one thread while
-            # another launches work is not idle, so it keeps its share.
+            # Only the main thread's compiles, one level deep. A candidate thread that launches work meanwhile
+            # could only slow another candidate's timing, never speed it, and its own timing flags threads.
             if not turns._gating or turns._compiling or threading.current_thread() is not threading.main_thread():
                 return original(*args, **kwargs)
             turns._compiling += 1
