@@ -150,7 +150,7 @@ def main() -> int:
     parser.add_argument("--only", choices=["warm", "cold"], default=None, help="measure one path (with --save)")
     parser.add_argument("--save", default="", help="write what was measured as JSON")
     parser.add_argument("--workers", type=int, default=0,
-                        help="candidate workers of the warm pool (0: the executor's automatic count, gpu_inventory.hpp)")
+                        help="candidate workers of the warm pool (0: the executor's automatic count, worker_count.hpp)")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,

@@ -1,6 +1,6 @@
 #include "triton_executor.hpp"
 
-#include "gpu_inventory.hpp"
+#include "worker_count.hpp"
 #include "worker_json.hpp"
 
 #include <sys/prctl.h>
@@ -167,17 +167,17 @@ Status TritonExecutor::ensure_reference_worker() const {
   std::vector<std::thread> starting;
   if (target_ == Target::cuda && !gpus_asked_) {
     gpus_asked_ = true;
-    GpuInventory gpus = query_gpus();
-    if (gpus.count() > 0) {
-      gpu_count_ = gpus.count();
+    std::string why_none;
+    std::vector<environment::GpuInfo> gpus = environment::probe_gpus(&why_none);
+    if (!gpus.empty()) {
+      gpu_count_ = static_cast<int64_t>(gpus.size());
       {
         std::lock_guard pool(pool_mutex_);
         if (config_.workers == 0) capacity_ = automatic_workers(gpus, std::thread::hardware_concurrency());
       }
       starting = prestart_candidates(capacity_);
     } else if (log_) {
-      log_->write(LogLevel::debug, "triton-cuda: " + (gpus.error.empty() ? "the driver sees no GPU" : gpus.error) +
-                                       "; the reference worker will count the GPUs");
+      log_->write(LogLevel::debug, "triton-cuda: " + why_none + "; the reference worker will count the GPUs");
     }
   }
   auto started = Worker::start(launch_for("reference", 0));

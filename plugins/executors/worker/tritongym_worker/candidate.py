@@ -312,21 +312,17 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     phases = {"setup": 0.0, "import": 0.0, "load_inputs": 0.0, "run": 0.0, "save_outputs": 0.0}
     clock = time.perf_counter()
     # Its turns on a shared GPU: the compile gate goes in before the integrity snapshot, which then holds it.
-    # A spare child did both ahead of the request.
-    turns = ahead.turns if ahead is not None else None
-    guard = ahead.guard if ahead is not None else None
-    if pause is not None and turns is None:
-        turns = GpuTurns()
-        turns.install_compile_gate()
+    # The spare child readied both ahead of the request; only if that failed are they made here.
+    turns = None
     if pause is not None:
+        turns = ahead.turns if ahead is not None else None
+        if turns is None:
+            turns = GpuTurns()
+            turns.install_compile_gate()
         turns.attach(*pause)
-    else:
-        turns = None
-    if plan and guard is None:
-        guard = _TimingGuard(role.device)  # before the candidate can touch anything
-    if not plan:
-        guard = None
-    if guard is not None:
+    guard = None
+    if plan:
+        guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)  # before the candidate
         guard.before_import()
     phases["setup"] = time.perf_counter() - clock
     if ahead is not None:
