@@ -71,6 +71,17 @@ def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str 
     return seconds, results
 
 
+def aligned(chosen: list[tuple[str, str]], results: list[dict]) -> list[dict]:
+    """The batch's results in the order of `chosen`: one that failed prints an error instead of its line, and
+    a stopped batch prints fewer; those get the verdict `no_result`."""
+    by_candidate = {(r.get("task"), r.get("code")): r for r in results}
+    out = [by_candidate.get((task, path)) or {"task": task, "code": path, "verdict": "no_result"}
+           for task, path in chosen]
+    if results and "batch_start_seconds" in results[0]:
+        out[0]["batch_start_seconds"] = results[0]["batch_start_seconds"]
+    return out
+
+
 def cold(tasks_json: str, chosen: list[tuple[str, str]], device: str) -> tuple[float, list[dict]]:
     env = {**os.environ, **({"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else {})}
     started = time.perf_counter()
@@ -101,6 +112,25 @@ def where_time_went(results: list[dict]) -> list[str]:
             lines += [f"| {title} | s, summed over the warm pool's candidates |", "|---|---:|",
                       *[f"| {name} | {seconds:.1f} |" for name, seconds in totals.items() if seconds >= 0.05], ""]
     return lines
+
+
+PER_CANDIDATE = [("phase_seconds", "worker_wait"), ("phase_seconds", "prepare_wait"), ("phase_seconds", "candidate"),
+                 ("phase_seconds", "candidate_share_wait"), ("phase_seconds", "timing_wait"),
+                 ("phase_seconds", "timing"), ("phase_seconds", "after_timing"), ("phase_seconds", "compare"),
+                 ("candidate_phases", "run"), ("candidate_phases", "timing_warm_up"), ("candidate_phases", "timing_calls"),
+                 ("candidate_phases", "timing_collect")]
+
+
+def per_candidate(chosen: list[tuple[str, str]], results: list[dict]) -> list[str]:
+    """Each candidate's phases (seconds): where one slow candidate's time went. `turns`: the compiles during
+    which its child handed the GPU back."""
+    head = [name for _, name in PER_CANDIDATE] + ["turns"]
+    lines = ["| task | candidate | " + " | ".join(head) + " |", "|---|---|" + "---:|" * len(head)]
+    for (task, path), result in zip(chosen, results):
+        cells = [f"{float((result.get(key) or {}).get(name, 0.0)):.2f}" for key, name in PER_CANDIDATE]
+        cells.append(str(result.get("compiles_off_gpu", "")))
+        lines.append(f"| {task} | {os.path.basename(path)} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[str, bool]:
@@ -136,9 +166,10 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",
              *where_time_went(steady),
+             "steady state, per candidate (s):", "", *per_candidate(chosen, steady),
              "| task | candidate | warm verdict | cold verdict | warm s | cold s | same |", "|---|---|---|---|---|---|---|",
              *rows]
-    return "\n".join(lines), same == n and len(steady) == n and len(cold_results) == n
+    return "\n".join(lines), same == n and len(cold_results) == n
 
 
 def main() -> int:
@@ -182,10 +213,12 @@ def main() -> int:
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
                 batch.write("".join(f"{task} {path}\n" for task, path in chosen))
             measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, args.workers, args.data_plane)
-            print(f"warm pool, first pass: {len(measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
+            measured["first"] = aligned(chosen, measured["first"])
+            print(f"warm pool, first pass: {sum(r['verdict'] != 'no_result' for r in measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
             save()
             measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, args.workers, args.data_plane)
-            print(f"warm pool, steady state: {len(measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
+            measured["steady"] = aligned(chosen, measured["steady"])
+            print(f"warm pool, steady state: {sum(r['verdict'] != 'no_result' for r in measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
                   flush=True)
             save()
         if args.only in (None, "cold"):

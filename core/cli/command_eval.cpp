@@ -216,7 +216,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       boost::json::value record = out.contains("executor") ? std::move(out["executor"]) : boost::json::value();
       out.erase("executor");
       if (record.is_object())
-        for (const char* key : {"phase_seconds", "candidate_phases"})
+        for (const char* key : {"phase_seconds", "candidate_phases", "compiles_off_gpu"})
           if (auto* value = record.as_object().if_contains(key)) out[key] = std::move(*value);
       out.erase("stdout");
       out.erase("stderr");

@@ -84,5 +84,41 @@ TEST(GpuLock, AShareHandedBackLetsATimingInAndIsTakenAgainAfterIt) {
   EXPECT_EQ(events.all(), (std::vector<std::string>{"timing starts", "timing ends", "child checks again"}));
 }
 
+TEST(GpuLock, AfterItsTimedCallsATimingSharesTheGpuWithoutLettingAWaitingTimingInBetween) {
+  GpuLock gpu;
+  Events events;
+  std::unique_lock timed(gpu);  // a child's timed calls
+  std::thread next_timing([&] {
+    std::unique_lock alone(gpu);
+    events.add("next timing");
+  });
+  std::this_thread::sleep_for(50ms);  // the next timing waits
+  timed.release();
+  gpu.unlock_and_lock_shared();  // the timed calls are done: determinism check and hand-over, shared
+  std::shared_lock after(gpu, std::adopt_lock);
+  std::this_thread::sleep_for(50ms);
+  events.add("checks after timing");  // still before the next timing: the share was never let go
+  after.unlock();
+  next_timing.join();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"checks after timing", "next timing"}));
+}
+
+TEST(GpuLock, AfterItsTimedCallsOtherChecksShareTheGpu) {
+  GpuLock gpu;
+  std::unique_lock timed(gpu);
+  std::atomic<bool> other_in{false};
+  std::thread other([&] {
+    std::shared_lock share(gpu);
+    other_in = true;
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(other_in);  // the GPU is the timing's alone
+  timed.release();
+  gpu.unlock_and_lock_shared();
+  other.join();  // got in while the timed child still holds its share
+  EXPECT_TRUE(other_in);
+  gpu.unlock_shared();
+}
+
 }  // namespace
 }  // namespace tritongym::triton_executor

@@ -340,6 +340,16 @@ TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) 
     EXPECT_FALSE(shape.kernels.front().library) << shape.kernels.front().name;
     EXPECT_GT(shape.kernels.front().registers, 0);
   }
+  // The GPU was the child's alone for its timed calls only: it said when they were done, and the determinism
+  // check and the hand-over of the outputs came after, with the GPU shared again.
+  auto record = boost::json::parse(result.record_json).as_object();
+  const auto& phases = record.at("phase_seconds").as_object();
+  for (const char* phase : {"timing_wait", "timing", "after_timing", "baselines", "baselines_wait"})
+    EXPECT_TRUE(phases.contains(phase)) << phase << " in " << boost::json::serialize(phases);
+  const auto& inside = record.at("candidate_phases").as_object();
+  for (const char* phase : {"timing_timed_calls", "timing_warm_up", "timing_calls", "timing_collect", "timing_determinism"})
+    EXPECT_TRUE(inside.contains(phase)) << phase << " in " << boost::json::serialize(inside);
+  EXPECT_LE(inside.at("timing_calls").to_number<double>(), inside.at("timing_timed_calls").to_number<double>());
 }
 
 TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {

@@ -2,11 +2,13 @@
 the child hands its share of the GPU back and asks for it again after, and the fork server passes both on to
 the host as events in the middle of the run request. Real fork server and child processes on the CPU; the
 kernel is compiled for an explicit CUDA target, which needs no GPU."""
+import os
 import time
 
 import torch
 
 from tritongym_worker.candidate import CandidateRole
+from tritongym_worker.gpu_turns import GpuTurns
 
 COMPILES = '''
 import triton
@@ -93,3 +95,37 @@ def test_a_compile_that_fails_still_takes_the_share_back(tmp_path, monkeypatch):
     [(reply, _)] = _run(tmp_path, monkeypatch, broken, host)
     assert reply["verdict"] in ("compile_error", "runtime_error"), reply
     assert host.sent == ["gpu_idle", "gpu_wanted"]  # and never ready to be timed
+
+
+def _pipes(answer):
+    """A GpuTurns attached to fresh pipes, the host's answer already waiting: (turns, what the child said)."""
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    os.write(go_w, answer)
+    os.close(go_w)
+    turns = GpuTurns()
+    turns.attach(ready_w, go_r)
+    return turns, ready_r
+
+
+def _said(read_fd):
+    said = b""
+    while chunk := os.read(read_fd, 16):
+        said += chunk
+    os.close(read_fd)
+    return said
+
+
+def test_after_its_timed_calls_the_child_says_so_once_and_lets_go_of_its_pipes():
+    turns, said = _pipes(b"g")
+    assert turns.ready_to_time()
+    turns.timed_calls_done()
+    turns.timed_calls_done()  # a second call says nothing more
+    assert _said(said) == b"rd"  # both pipes closed: the read sees their end
+
+
+def test_a_child_not_let_be_timed_says_nothing_after():
+    turns, said = _pipes(b"s")
+    assert not turns.ready_to_time()
+    turns.timed_calls_done()
+    assert _said(said) == b"r"

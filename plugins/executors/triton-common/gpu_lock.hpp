@@ -1,5 +1,5 @@
 // A GPU's lock: evaluations share it while they prepare and check, and timing takes it alone, so that
-// nothing else runs on the GPU while a candidate or a baseline is timed. A waiting timing goes first:
+// nothing else runs on the GPU while a candidate or a baseline is timed (and only then). A waiting timing goes first:
 // evaluations that arrive after it wait, so a steady stream of checks cannot starve it (std::shared_mutex
 // promises no order). Meets the SharedMutex requirements (std::shared_lock, std::unique_lock).
 #pragma once
@@ -22,6 +22,17 @@ class GpuLock {
     {
       std::lock_guard guard(mutex_);
       writing_ = false;
+    }
+    changed_.notify_all();
+  }
+  // From alone to shared in one step, so that a timing waiting meanwhile cannot come in between (the
+  // caller's timed calls are done, and what it does next needs only a share). Other evaluations' shares
+  // come in unless a timing waits.
+  void unlock_and_lock_shared() {
+    {
+      std::lock_guard guard(mutex_);
+      writing_ = false;
+      ++readers_;
     }
     changed_.notify_all();
   }

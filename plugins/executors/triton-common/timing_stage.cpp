@@ -98,8 +98,14 @@ Result<boost::json::object> TritonExecutor::machine_ceilings(int64_t gpu) {
   return *ceilings_;
 }
 
+bool TritonExecutor::have_ceilings() {
+  std::lock_guard lock(reference_mutex_);
+  return ceilings_.has_value();
+}
+
 Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                                     const boost::json::object& ceilings, const Plane& plane) {
+                                                     const boost::json::object& ceilings, const Plane& plane,
+                                                     bool cached_only) {
   boost::json::array requested;
   for (const auto& shape : shapes) {
     boost::json::array sets;  // files: input files; the GPU data plane: the cases' keys in its store
@@ -109,8 +115,11 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
   boost::json::object request{{"op", "baselines"}, {"task", task_json(task)}, {"shapes", requested},
                               {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}};
   if (plane.on()) request["gpu"] = plane.gpu;
-  auto reply = reference_request(request, "timing the baselines of " + task.id);
+  if (cached_only) request["cached_only"] = true;
+  auto reply = reference_request(request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id);
   if (!reply) return reply.status();
+  if (const auto* missing = reply->if_contains("missing"))
+    return Status(StatusCode::not_found, "no cached baselines for shape " + boost::json::serialize(*missing));
   return reply->at("shapes").as_array();
 }
 

@@ -482,8 +482,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (const auto& set : shape.sets)
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
-    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, timing, compare,
-    // baselines}, each beside the time it waited for its GPU or the reference worker (<phase>_wait), and
+    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, timing (the timed
+    // calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the reference worker (<phase>_wait), and
     // worker_wait (for a candidate worker, or its start).
     boost::json::object phases;
     auto clock = std::chrono::steady_clock::now();
@@ -499,8 +499,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     std::unique_ptr<Worker> worker = std::move(acquired.value());
     worker->evaluations += 1;
     lap("worker_wait");  // an idle worker, or the start of a new one
-    // The GPU is shared while the cases are prepared and checked, and taken alone when the child is ready
-    // to be timed (it pauses for it), through the baselines. On the file transport the reference worker
+    // The GPU is shared while the cases are prepared and checked, and taken alone only while the child's
+    // timed calls run (it pauses for it) and while a baseline not in the cache is timed. On the file transport the reference worker
     // computes, compares and times baselines on GPU 0, which it locks as well when the worker's GPU is another.
     const int64_t gpu = worker->gpu;
     std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
@@ -567,16 +567,26 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     phases["candidate"] = phases["candidate"].as_double() - share_wait;
     phases["candidate_share_wait"] = share_wait;
     if (reply && text_of(*reply, "event") == "ready_to_time") {
-      // Checked and idle: now the GPU alone, for the timed calls and then the baselines.
+      // Checked and idle: now the GPU alone for the timed calls. The child says when they are done
+      // (`timed`); its determinism check and the hand-over of its outputs share the GPU again.
       if (gpu_shared.owns_lock()) gpu_shared.unlock();
       gpu_exclusive.lock();
       lap("timing_wait");
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
-      lap("timing");
-    } else if (timed) {  // it never got that far: nothing of it will be timed
-      if (gpu_shared.owns_lock()) gpu_shared.unlock();
-      gpu_exclusive.lock();
+      if (reply && text_of(*reply, "event") == "timed") {
+        gpu_exclusive.release();  // leaves it without its mutex: given back below, for the baselines
+        gpu_mutex(gpu).unlock_and_lock_shared();
+        gpu_exclusive = std::unique_lock(gpu_mutex(gpu), std::defer_lock);
+        gpu_shared = std::shared_lock(gpu_mutex(gpu), std::adopt_lock);
+        lap("timing");
+        reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
+        lap("after_timing");
+      } else {
+        lap("timing");
+      }
     }
+    // The comparison shares the GPU (a child that handed its share back and never asked again has ended).
+    if (target_ == Target::cuda && !gpu_shared.owns_lock() && !gpu_exclusive.owns_lock()) gpu_shared.lock();
 
     EvaluationResult result;
     result.warnings = warnings;
@@ -737,21 +747,39 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         result.message += "\nnot timed: " + why;
       }
     } else if (timed && result.verdict == Verdict::passed) {
+      // Cached baselines are looked up under the GPU's share; measuring the ceilings or timing a baseline
+      // takes the GPU alone (the GPU data plane times them on this worker's GPU, the files plane on GPU 0).
       clock = std::chrono::steady_clock::now();
+      double waited = 0.0;
       std::unique_lock baseline_gpu(gpu_mutex(0), std::defer_lock);
-      if (!plane.on() && gpu != 0) baseline_gpu.lock();  // the GPU data plane times them on this worker's GPU
-      lap("baselines_wait");
+      auto alone = [&] {
+        auto asked = std::chrono::steady_clock::now();
+        if (!plane.on() && gpu != 0) {
+          if (!baseline_gpu.owns_lock()) baseline_gpu.lock();
+        } else if (!gpu_exclusive.owns_lock()) {
+          if (gpu_shared.owns_lock()) gpu_shared.unlock();
+          gpu_exclusive.lock();
+        }
+        waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+      };
+      if (!have_ceilings()) alone();
       auto ceilings = machine_ceilings(plane.on() ? gpu : 0);
       boost::json::array measured;
       if (ceilings) {
-        auto found = baselines(request.task, timing, *ceilings, plane);
-        lap("baselines");
-        record["phase_seconds"] = phases;
+        auto found = baselines(request.task, timing, *ceilings, plane, /*cached_only=*/true);
+        if (!found && found.status().code() == StatusCode::not_found) {
+          alone();
+          found = baselines(request.task, timing, *ceilings, plane, /*cached_only=*/false);
+        }
         if (found) measured = std::move(found.value());
         else record["baseline_error"] = found.status().message();
       } else {
         record["baseline_error"] = ceilings.status().message();
       }
+      lap("baselines");
+      phases["baselines"] = phases["baselines"].as_double() - waited;
+      phases["baselines_wait"] = waited;
+      record["phase_seconds"] = phases;
       apply_timing(timing, timing_report, recheck, measured, result, record);
     }
     result.record_json = boost::json::serialize(record);

@@ -96,8 +96,10 @@ class TritonExecutor final : public Executor {
   boost::json::object timing_plan_json(const TaskSpec& task, const std::vector<TimingShape>& shapes,
                                        const Plane& plane) const;
   Result<boost::json::object> machine_ceilings(int64_t gpu);
+  bool have_ceilings();  // measured already in this process: machine_ceilings() times nothing
+  // With `cached_only`, times none: a shape missing from the cache gives StatusCode::not_found.
   Result<boost::json::array> baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                       const boost::json::object& ceilings, const Plane& plane);
+                                       const boost::json::object& ceilings, const Plane& plane, bool cached_only);
   // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
   // kernels, flags). `recheck` holds the comparison entries of the timed outputs, in plan order.
   void apply_timing(const std::vector<TimingShape>& shapes,

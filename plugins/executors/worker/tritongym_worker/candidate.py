@@ -122,6 +122,7 @@ class CandidateRole:
         self._paused_s = 0.0
         data = b""
         timed_out = False
+        being_timed = False  # said ready, and the host said go
         status = None
         os.set_blocking(read_fd, False)
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
@@ -134,7 +135,12 @@ class CandidateRole:
                                             min(remaining, 0.05))
                 if ready_fd >= 0 and ready_fd in ready:
                     said = os.read(ready_fd, 1)
-                    if said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
+                    listening = True
+                    if being_timed:  # only b"d" (timed: its share of the GPU is enough from now on) comes now
+                        if said == b"d":
+                            self._tell_host("timed")
+                        listening = False
+                    elif said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
                         self._tell_host("gpu_idle")
                     elif said in (b"w", b"r"):  # wants its share back, or the GPU alone to be timed
                         paused = time.monotonic()
@@ -147,8 +153,12 @@ class CandidateRole:
                             os.write(go_fd, b"g" if go else b"s")
                         except OSError:  # the child is gone; its exit is read below
                             pass
-                    if said in (b"", b"r"):
-                        ready_fd = -1  # closed, or ready to be timed: nothing more comes on it
+                        being_timed = said == b"r" and go
+                        listening = said == b"w" or go
+                    else:  # closed, or out of turn: nothing more is passed on
+                        listening = False
+                    if not listening:
+                        ready_fd = -1
                 if pipe in ready:
                     data += _drain(pipe)
                 finished, wait_status = os.waitpid(pid, os.WNOHANG)
@@ -390,7 +400,7 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
             return reply
     if guard is not None:
         clock = time.perf_counter()
-        reply["timing"] = guard.measure(entry, plan, reply["kernels"])
+        reply["timing"] = guard.measure(entry, plan, reply["kernels"], turns.timed_calls_done if turns else None)
         phases["timing"] = time.perf_counter() - clock
         phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
     return reply
@@ -426,14 +436,16 @@ class _TimingGuard:
         # after a call is the candidate's, whatever size it picked (integrity.clear_persisting_l2).
         self.persisting_l2 = integrity.clear_persisting_l2() or 0
 
-    def measure(self, entry: Any, plan: dict[str, Any], compiled: list[dict[str, Any]]) -> dict[str, Any]:
+    def measure(self, entry: Any, plan: dict[str, Any], compiled: list[dict[str, Any]],
+                timed: Any = None) -> dict[str, Any]:
+        """`timed`: called once the timed calls are done (the GPU is shared again from then on)."""
         from . import measure
 
         if self.problem:
             return {"error": "kernel timing is unavailable: " + self.problem}
         try:
             return measure.time_candidate(entry, plan, self.snapshot, self.threads, self.persisting_l2,
-                                          [kernel["name"] for kernel in compiled if kernel.get("name")])
+                                          [kernel["name"] for kernel in compiled if kernel.get("name")], timed)
         except Exception as error:
             return {"error": "the timed calls failed: " + diagnostics.describe(error, "candidate.py"),
                     "verdict": diagnostics.classify(error, during_import=False)}

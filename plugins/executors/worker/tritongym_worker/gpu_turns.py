@@ -5,12 +5,14 @@ Evaluations on one GPU share it while they check, and a timing takes it alone. T
 with its share. While Triton compiles one of its kernels (CPU work, most of what a check costs) it hands the
 share back, so that another candidate's timing need not wait for that compile, and it asks for the share
 again before it goes on. When its checks are done it says it is ready to be timed and waits until it has the
-GPU to itself.
+GPU to itself; when its timed calls are done it says so, and goes on with its share only (the determinism
+check and handing over the timed calls' outputs need no quiet GPU).
 
 One byte per message on the child's `ready` pipe to the fork server, which passes each on to the host:
   b"i"  idle: compiling, every stream synchronised; no answer
   b"w"  wants its share back; waits for the answer
   b"r"  ready to be timed; waits for the answer
+  b"d"  the timed calls are done: its share is enough from now on; no answer
 The answer, on the `go` pipe: b"g" (go on) or b"s" (stop: no timing)."""
 from __future__ import annotations
 
@@ -66,10 +68,28 @@ class GpuTurns:
         self._gating = False
         _synchronise()  # a broken context is left to the timing stage to report
         os.write(self._ready, b"r")
-        os.close(self._ready)
         answer = os.read(self._go, 1)
-        os.close(self._go)
+        if answer != b"g":
+            self._close()
         return answer == b"g"
+
+    def timed_calls_done(self) -> None:
+        """The GPU need not be this child's alone any longer (after ready_to_time said go)."""
+        if self._ready < 0:
+            return
+        try:
+            os.write(self._ready, b"d")
+        except OSError:
+            pass
+        self._close()
+
+    def _close(self) -> None:
+        for fd in (self._ready, self._go):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._ready = self._go = -1
 
     def _hand_back(self) -> bool:
         if not _synchronise():  # work still queued or a broken context: keep the share

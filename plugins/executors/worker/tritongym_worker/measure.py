@@ -18,14 +18,20 @@ from . import handover, integrity, provenance, timing
 
 def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "integrity.Snapshot",
                    threads_before: "integrity.ThreadBaseline", persisting_l2_before: int,
-                   compiled_names: list[str]) -> dict[str, Any]:
+                   compiled_names: list[str], timed: Callable[[], None] | None = None) -> dict[str, Any]:
     """`plan`: {"l2_bytes" (0: this device's), "cold_l2", "target_seconds", "allowed_library_kernels",
     "tolerance": {"dtype", "atol"?, "rtol"?}, "shapes": [{"key", "sets": [inputs .pt], "recheck": [{"set", "output"}]}]}.
-    `compiled_names`: the kernels the candidate's module compiled (its own Triton kernels)."""
+    `compiled_names`: the kernels the candidate's module compiled (its own Triton kernels).
+
+    Every shape's timed calls come first, then `timed()` is called (the GPU need not be this child's alone any
+    longer: gpu_turns.timed_calls_done), then the determinism check and the handing over of the timed calls'
+    outputs, shape by shape."""
     device = f"cuda:{torch.cuda.current_device()}"
     l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
-    shapes = []
-    phases = {"load_sets": 0.0, "timed_calls": 0.0, "determinism": 0.0, "save_outputs": 0.0}  # seconds
+    # Seconds; timed_calls is the whole of the timing loop, of which warm_up, calls and collect are parts.
+    phases = {"load_sets": 0.0, "timed_calls": 0.0, "warm_up": 0.0, "calls": 0.0, "collect": 0.0,
+              "determinism": 0.0, "save_outputs": 0.0}
+    timed_shapes = []
     for shape in plan.get("shapes", []):
         # Loaded once: the copies are timed, and the originals (on the CPU from files, or the reference
         # worker's exported block, mapped) show afterwards whether a timed call changed its inputs.
@@ -39,6 +45,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         session = timing.time_functions({"candidate": entry}, input_sets, l2_bytes=l2_bytes,
                                         cold_l2=bool(plan.get("cold_l2", True)),
                                         target_seconds=float(plan.get("target_seconds", 0.4)), keep_outputs=True)
+        for part, seconds in session.seconds.items():
+            phases[part] += seconds
         times = session.calls["candidate"]
         kernels = timing.kernel_table(times)
         allowed = plan.get("allowed_library_kernels", [])
@@ -51,8 +59,19 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         if where.get("reason"):
             flags.append("provenance: " + where["reason"])
         phases["timed_calls"] += time.perf_counter() - clock
+        timed_shapes.append((shape, loaded, originals, input_sets, times, {
+            "key": shape["key"], **times.summary(), "cold_l2": session.cold_l2, "kernels": kernels,
+            "library_fraction": where.get("library_fraction", 0.0), "flags": flags}))
+        del session
+    # What follows are checks, not timings: other evaluations may use the GPU meanwhile.
+    replaced = snapshot.changed()
+    alive = integrity.threads_alive(threads_before)
+    if timed is not None:
+        timed()
+    shapes = []
+    for shape, loaded, originals, input_sets, times, report in timed_shapes:
         clock = time.perf_counter()
-        flags += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
+        report["flags"] += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
         phases["determinism"] += time.perf_counter() - clock
         clock = time.perf_counter()
         rechecks = []  # per re-checked set, what the GPU data plane's reference worker is told
@@ -60,23 +79,18 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
             outputs = times.outputs.get(int(check["set"]))
             outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
             if not all(integrity.is_plain_tensor(o) for o in outputs):
-                flags.append("integrity: a timed call returned something other than plain tensors")
+                report["flags"].append("integrity: a timed call returned something other than plain tensors")
                 rechecks.append({"set": int(check["set"]), "output_problem": "a timed call returned something "
                                  "other than plain tensors"})
                 continue
             index = int(check["set"])
             rechecks.append({"set": index, **handover.give_outputs(check["output"], outputs, input_sets[index], originals[index])})
         phases["save_outputs"] += time.perf_counter() - clock
-        shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2,
-                       "kernels": kernels, "library_fraction": where.get("library_fraction", 0.0),
-                       "flags": flags, "rechecks": rechecks})
-        del input_sets, originals, times, session
+        shapes.append({**report, "rechecks": rechecks})
         for _, imported in loaded:
             if imported is not None:
                 handover.close_quietly(imported)
-        del loaded
-    replaced = snapshot.changed()
-    alive = integrity.threads_alive(threads_before)
+    del timed_shapes
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
     common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
     common += [flag for flag in _l2_flags(persisting_l2_before) if not any(flag in shape["flags"] for shape in shapes)]

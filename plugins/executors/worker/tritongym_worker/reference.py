@@ -131,7 +131,8 @@ class ReferenceRole:
 
     def baselines(self, request: dict[str, Any]) -> dict[str, Any]:
         """Eager, torch.compile and oracle times per shape, on the candidate's input sets (cached per
-        machine, task files, shape and dtype), and each shape's speed-of-light floor."""
+        machine, task files, shape and dtype), and each shape's speed-of-light floor. With `cached_only`,
+        times none: the reply says `missing` (the first shape not in the cache) instead."""
         from . import baselines, timing
 
         task, ceilings = request["task"], request["ceilings"]
@@ -151,6 +152,9 @@ class ReferenceRole:
                                              request.get("cold_l2", True), timing.METHOD],
                                             sort_keys=True).encode()).hexdigest()[:24]
             found = cache.get(key)
+            if found is None and request.get("cached_only"):
+                # The host asks first without the GPU to itself, and takes it alone only to time some.
+                return {"ok": True, "missing": shape["key"]}
             if found is None:
                 gpu = request.get("gpu")
                 if gpu is not None:  # the GPU data plane: copies of the stored cases, on the candidate's GPU

@@ -103,6 +103,7 @@ class TimingSession:
     harness_stream: int
     cold_l2: str                     # how the L2 was kept cold ("rotation over 4 input sets, 214 MB", ...)
     library: str
+    seconds: dict[str, float] = field(default_factory=dict)  # warm_up, calls, collect: where its time went
 
 
 SLOW_MIN_CALLS = 5  # the fewest timed calls of a function, however slow it is
@@ -129,6 +130,8 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
 
     `min_calls` gives way to `max_seconds` for slow functions (a reference that loops in Python takes a
     quarter of a second a call), down to SLOW_MIN_CALLS calls each."""
+    clock = _perf_counter_ns()
+    seconds: dict[str, float] = {}  # warm_up (with the scrub's allocation), calls, collect
     tracer = native()
     device = torch.device("cuda", torch.cuda.current_device())
     sets_bytes = sum(tensor_bytes(values) for values in input_sets)
@@ -153,6 +156,7 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
         estimate_us = max(_estimate_us(function, input_sets[0]) for function in functions.values())
     per_round_us = estimate_us * len(functions) + (30.0 if scrub is not None else 0.0)
     rounds = plan_rounds(per_round_us, target_seconds, min_calls, max_calls, max_seconds)
+    seconds["warm_up"], clock = (_perf_counter_ns() - clock) / 1e9, _perf_counter_ns()
 
     results = {name: CallTimes(name) for name in functions}
     order = list(functions.items())
@@ -191,6 +195,7 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
                     call += 1
                     del returned
     finally:
+        seconds["calls"], clock = (_perf_counter_ns() - clock) / 1e9, _perf_counter_ns()
         activities = tracer.cupti_stop()
     by_call: dict[int, list[dict[str, Any]]] = {}
     outside = []
@@ -206,7 +211,8 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
         times.kernel_us.append(sum(a["end_ns"] - a["start_ns"] for a in ran) / 1000.0)
         times.span_us.append((max(a["end_ns"] for a in ran) - min(a["start_ns"] for a in ran)) / 1000.0
                              if ran else 0.0)
-    return TimingSession(results, outside, harness_stream, how, tracer.cupti_library())
+    seconds["collect"] = (_perf_counter_ns() - clock) / 1e9  # CUPTI's flush and the attribution
+    return TimingSession(results, outside, harness_stream, how, tracer.cupti_library(), seconds)
 
 
 def _estimate_us(function: Callable[..., Any], values: Sequence[Any]) -> float:
