@@ -129,3 +129,57 @@ def test_a_child_not_let_be_timed_says_nothing_after():
     assert not turns.ready_to_time()
     turns.timed_calls_done()
     assert _said(said) == b"r"
+
+
+class _TimedGuard:
+    """Stands in for the CUDA timing guard on the CPU: its timed calls are one call of the entry, after which
+    it says they are done, as measure.time_candidate does."""
+
+    def __init__(self, device):
+        pass
+
+    def before_import(self):
+        pass
+
+    def measure(self, entry, plan, compiled, timed=None):
+        entry(torch.arange(8.0))
+        if timed is not None:
+            timed()
+        return {"shapes": [], "flags": [], "phases": {"timed_calls": 0.0}}
+
+
+def test_the_host_hears_when_the_timed_calls_are_done(tmp_path, monkeypatch):
+    import tritongym_worker.candidate as candidate
+
+    monkeypatch.setattr(candidate, "_TimingGuard", _TimedGuard)  # forked children inherit it
+    host = Host()
+    [(reply, _)] = _run(tmp_path, monkeypatch, COMPILES, host)
+    assert reply.get("verdict") is None, reply
+    assert host.sent == ["gpu_idle", "gpu_wanted", "ready_to_time", "timed"]
+    assert "error" not in reply["timing"], reply["timing"]
+
+
+OUT_OF_TURN = '''
+import gc
+import os
+
+from tritongym_worker.gpu_turns import GpuTurns
+
+turns = [o for o in gc.get_objects() if isinstance(o, GpuTurns)][0]
+os.write(turns._ready, b"d")  # "timed" before it was even let be timed
+
+
+def double(x):
+    return x * 2
+'''
+
+
+def test_a_byte_out_of_turn_is_not_passed_on_and_the_child_waits_until_its_limit(tmp_path, monkeypatch):
+    import tritongym_worker.candidate as candidate
+
+    monkeypatch.setattr(candidate, "_TimingGuard", _TimedGuard)
+    host = Host()
+    [(reply, elapsed)] = _run(tmp_path, monkeypatch, OUT_OF_TURN, host, timeout_s=3.0)
+    assert host.sent == []  # neither the forged "timed" nor, after it, "ready_to_time"
+    assert reply["verdict"] == "timeout", reply
+    assert elapsed < 30
