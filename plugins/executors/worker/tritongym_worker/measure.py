@@ -91,6 +91,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
             if imported is not None:
                 handover.close_quietly(imported)
     del timed_shapes
+    # Again after the determinism calls: the candidate ran once more, and a replacement then is reported too.
+    replaced += [name for name in snapshot.changed() if name not in replaced]
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
     common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
     common += [flag for flag in _l2_flags(persisting_l2_before) if not any(flag in shape["flags"] for shape in shapes)]
