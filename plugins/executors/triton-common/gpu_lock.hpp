@@ -1,7 +1,7 @@
 // A GPU's lock: evaluations share it while they prepare and check, and timing takes it alone, so that
-// nothing else runs on the GPU while a candidate or a baseline is timed (and only then). A waiting timing goes first:
-// evaluations that arrive after it wait, so a steady stream of checks cannot starve it (std::shared_mutex
-// promises no order). Meets the SharedMutex requirements (std::shared_lock, std::unique_lock).
+// nothing else runs on the GPU while a candidate or a baseline is timed (and only then). A waiting timing goes
+// first: evaluations that arrive after it wait, so a steady stream of checks cannot starve it
+// (std::shared_mutex promises no order). Meets the SharedMutex requirements (std::shared_lock, std::unique_lock).
 #pragma once
 
 #include <condition_variable>

@@ -116,7 +116,8 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
                               {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}};
   if (plane.on()) request["gpu"] = plane.gpu;
   if (cached_only) request["cached_only"] = true;
-  auto reply = reference_request(request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id);
+  auto reply =
+      reference_request(request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id);
   if (!reply) return reply.status();
   if (const auto* missing = reply->if_contains("missing"))
     return Status(StatusCode::not_found, "no cached baselines for shape " + boost::json::serialize(*missing));

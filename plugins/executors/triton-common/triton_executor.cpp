@@ -483,8 +483,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
     // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, timing (the timed
-    // calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the reference worker (<phase>_wait), and
-    // worker_wait (for a candidate worker, or its start).
+    // calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the reference
+    // worker (<phase>_wait), and worker_wait (for a candidate worker, or its start).
     boost::json::object phases;
     auto clock = std::chrono::steady_clock::now();
     auto lap = [&phases, &clock](const char* phase) {
@@ -500,8 +500,9 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     worker->evaluations += 1;
     lap("worker_wait");  // an idle worker, or the start of a new one
     // The GPU is shared while the cases are prepared and checked, and taken alone only while the child's
-    // timed calls run (it pauses for it) and while a baseline not in the cache is timed. On the file transport the reference worker
-    // computes, compares and times baselines on GPU 0, which it locks as well when the worker's GPU is another.
+    // timed calls run (it pauses for it) and while a baseline not in the cache is timed. On the file transport
+    // the reference worker computes, compares and times baselines on GPU 0, which it locks as well when the
+    // worker's GPU is another.
     const int64_t gpu = worker->gpu;
     std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
     std::unique_lock gpu_exclusive(gpu_mutex(gpu), std::defer_lock);

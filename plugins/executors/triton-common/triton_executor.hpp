@@ -142,8 +142,9 @@ class TritonExecutor final : public Executor {
   class TaskInUse;
 
   // Timing needs its GPU to itself: evaluations share their GPU while they prepare and check, and take it
-  // alone for a candidate's timed calls and for baselines not in the cache. One lock per device (created under pool_mutex_;
-  // map nodes never move). On the file transport the baselines run on the reference worker's device 0.
+  // alone for a candidate's timed calls and for baselines not in the cache. One lock per device (created
+  // under pool_mutex_; map nodes never move). On the file transport the baselines run on the reference
+  // worker's device 0.
   std::map<int64_t, GpuLock> gpu_mutexes_;
   GpuLock& gpu_mutex(int64_t gpu);
 
