@@ -23,15 +23,17 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     "tolerance": {"dtype", "atol"?, "rtol"?}, "shapes": [{"key", "sets": [inputs .pt], "recheck": [{"set", "output"}]}]}.
     `compiled_names`: the kernels the candidate's module compiled (its own Triton kernels).
 
-    Every shape's timed calls come first, then `timed()` is called (the GPU need not be this child's alone any
-    longer: gpu_turns.timed_calls_done), then the determinism check and the handing over of the timed calls'
-    outputs, shape by shape."""
+    Shape by shape: the timed calls, then at once the hand-over of their outputs, before any other call of the
+    candidate (a later call could otherwise finish the work of the timed ones, outside the timed window: the
+    adversarial candidate deferred_completion.py). Then `timed()` (the GPU need not be this child's alone any
+    longer: gpu_turns.timed_calls_done), then the determinism check of every shape."""
     device = f"cuda:{torch.cuda.current_device()}"
     l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
     # Seconds; timed_calls is the whole of the timing loop, of which warm_up, calls and collect are parts.
     phases = {"load_sets": 0.0, "timed_calls": 0.0, "warm_up": 0.0, "calls": 0.0, "collect": 0.0,
-              "determinism": 0.0, "save_outputs": 0.0}
-    timed_shapes = []
+              "save_outputs": 0.0, "determinism": 0.0}
+    shapes = []
+    kept = []  # per shape, what the determinism check needs afterwards: its first input set, and what to close
     for shape in plan.get("shapes", []):
         # Loaded once: the copies are timed, and the originals (on the CPU from files, or the reference
         # worker's exported block, mapped) show afterwards whether a timed call changed its inputs.
@@ -59,38 +61,36 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         if where.get("reason"):
             flags.append("provenance: " + where["reason"])
         phases["timed_calls"] += time.perf_counter() - clock
-        timed_shapes.append((shape, loaded, originals, input_sets, times, {
-            "key": shape["key"], **times.summary(), "cold_l2": session.cold_l2, "kernels": kernels,
-            "library_fraction": where.get("library_fraction", 0.0), "flags": flags}))
-        del session
-    # What follows are checks, not timings: other evaluations may use the GPU meanwhile.
-    replaced = snapshot.changed()
-    alive = integrity.threads_alive(threads_before)
-    if timed is not None:
-        timed()
-    shapes = []
-    for shape, loaded, originals, input_sets, times, report in timed_shapes:
-        clock = time.perf_counter()
-        report["flags"] += _determinism(entry, input_sets[0], *_tolerance(plan.get("tolerance", {})))
-        phases["determinism"] += time.perf_counter() - clock
         clock = time.perf_counter()
         rechecks = []  # per re-checked set, what the GPU data plane's reference worker is told
         for check in shape.get("recheck", []):
             outputs = times.outputs.get(int(check["set"]))
             outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
             if not all(integrity.is_plain_tensor(o) for o in outputs):
-                report["flags"].append("integrity: a timed call returned something other than plain tensors")
+                flags.append("integrity: a timed call returned something other than plain tensors")
                 rechecks.append({"set": int(check["set"]), "output_problem": "a timed call returned something "
                                  "other than plain tensors"})
                 continue
             index = int(check["set"])
             rechecks.append({"set": index, **handover.give_outputs(check["output"], outputs, input_sets[index], originals[index])})
         phases["save_outputs"] += time.perf_counter() - clock
-        shapes.append({**report, "rechecks": rechecks})
+        shapes.append({"key": shape["key"], **times.summary(), "cold_l2": session.cold_l2, "kernels": kernels,
+                       "library_fraction": where.get("library_fraction", 0.0), "flags": flags, "rechecks": rechecks})
+        kept.append((input_sets[0], loaded))
+        del input_sets, originals, times, session
+    # What follows are checks, not timings: other evaluations may use the GPU meanwhile.
+    replaced = snapshot.changed()
+    alive = integrity.threads_alive(threads_before)
+    if timed is not None:
+        timed()
+    for report, (first_set, loaded) in zip(shapes, kept):
+        clock = time.perf_counter()
+        report["flags"] += _determinism(entry, first_set, *_tolerance(plan.get("tolerance", {})))
+        phases["determinism"] += time.perf_counter() - clock
         for _, imported in loaded:
             if imported is not None:
                 handover.close_quietly(imported)
-    del timed_shapes
+    del kept
     # Again after the determinism calls: the candidate ran once more, and a replacement then is reported too.
     replaced += [name for name in snapshot.changed() if name not in replaced]
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
