@@ -117,7 +117,8 @@ class CandidateRole:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
         candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
         child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back or is
-        ready to be timed, waits for the host's go-ahead; those waits do not count against the child's time."""
+        ready to be timed, waits for the host's go-ahead (those waits do not count against the child's time);
+        after its timed calls, one `timed`; a byte out of turn ends what is passed on."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
         data = b""
