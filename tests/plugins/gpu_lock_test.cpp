@@ -120,5 +120,38 @@ TEST(GpuLock, AfterItsTimedCallsOtherChecksShareTheGpu) {
   gpu.unlock_shared();
 }
 
+TEST(GpuLock, AnEvaluationWaitingForTheReferenceWorkerDoesNotHoldItsShare) {
+  GpuLock gpu;
+  std::mutex reference;
+  Events events;
+  std::unique_lock busy(reference);  // another evaluation's request
+  double waited = 0.0;
+  std::thread evaluation([&] {
+    std::shared_lock share(gpu, std::defer_lock);
+    auto held = lock_with_share(share, reference, waited);
+    EXPECT_TRUE(share.owns_lock());
+    events.add("prepared");
+  });
+  std::this_thread::sleep_for(50ms);  // it waits for the reference worker
+  {
+    std::unique_lock alone(gpu);  // a timing gets in meanwhile
+    events.add("timed");
+  }
+  busy.unlock();
+  evaluation.join();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"timed", "prepared"}));
+  EXPECT_GE(waited, 0.04);
+}
+
+TEST(GpuLock, AShareHeldAlreadyIsKeptWhenTheReferenceWorkerIsFree) {
+  GpuLock gpu;
+  std::mutex reference;
+  std::shared_lock share(gpu);
+  double waited = 0.0;
+  auto held = lock_with_share(share, reference, waited);
+  EXPECT_TRUE(share.owns_lock());
+  EXPECT_TRUE(held.owns_lock());
+}
+
 }  // namespace
 }  // namespace tritongym::triton_executor

@@ -4,8 +4,10 @@
 // (std::shared_mutex promises no order). Meets the SharedMutex requirements (std::shared_lock, std::unique_lock).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
 
 namespace tritongym::triton_executor {
 
@@ -57,5 +59,24 @@ class GpuLock {
   int writers_waiting_ = 0;
   bool writing_ = false;
 };
+
+// Takes `share` (a GPU's share) and `other` (the reference worker's mutex) together, never holding the share
+// while it waits for `other`: an evaluation that waits for the reference worker does not keep a timing off
+// the GPU meanwhile. Whoever holds `other` must never wait for a GPU lock (no deadlock then). Returns
+// `other` held, with `share` held too, and adds the seconds it waited to `waited`.
+template <class Mutex>
+std::unique_lock<Mutex> lock_with_share(std::shared_lock<GpuLock>& share, Mutex& other, double& waited) {
+  auto started = std::chrono::steady_clock::now();
+  std::unique_lock held(other, std::defer_lock);
+  for (;;) {
+    if (!share.owns_lock()) share.lock();
+    if (held.try_lock()) break;
+    share.unlock();
+    held.lock();  // until `other` is free, then both again
+    held.unlock();
+  }
+  waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return held;
+}
 
 }  // namespace tritongym::triton_executor

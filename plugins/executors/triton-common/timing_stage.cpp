@@ -105,7 +105,8 @@ bool TritonExecutor::have_ceilings() {
 
 Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
                                                      const boost::json::object& ceilings, const Plane& plane,
-                                                     bool cached_only) {
+                                                     bool cached_only, std::shared_lock<GpuLock>* share,
+                                                     double* waited) {
   boost::json::array requested;
   for (const auto& shape : shapes) {
     boost::json::array sets;  // files: input files; the GPU data plane: the cases' keys in its store
@@ -116,8 +117,8 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
                               {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}};
   if (plane.on()) request["gpu"] = plane.gpu;
   if (cached_only) request["cached_only"] = true;
-  auto reply =
-      reference_request(request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id);
+  auto reply = reference_request(
+      request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id, share, waited);
   if (!reply) return reply.status();
   if (const auto* missing = reply->if_contains("missing"))
     return Status(StatusCode::not_found, "no cached baselines for shape " + boost::json::serialize(*missing));

@@ -271,7 +271,8 @@ std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationReq
 }
 
 Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases,
-                                                          Plane& plane) {
+                                                          Plane& plane, std::shared_lock<GpuLock>* share,
+                                                          double& waited) {
   // Every case every time: the reference worker keeps them on the GPU and only exports copies here.
   boost::json::array requested, receive;
   for (const auto& c : cases)
@@ -281,7 +282,7 @@ Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, 
   auto reply = reference_request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", requested},
                                   {"gpu", plane.gpu}, {"evaluation", plane.evaluation}, {"receive", receive},
                                   {"memory_fraction", config_.reference_memory_fraction}},
-                                 "preparing the cases of " + task.id);
+                                 "preparing the cases of " + task.id, share, &waited);
   if (!reply) return reply.status();
   const auto& replies = reply->at("cases").as_array();
   if (replies.size() != cases.size())
@@ -298,11 +299,12 @@ Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, 
 }
 
 Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& task, const std::vector<Case>& cases,
-                                                              Plane& plane) {
+                                                              Plane& plane, std::shared_lock<GpuLock>* share,
+                                                              double& waited) {
   if (task.reference_path.empty())
     return Status(StatusCode::failed_precondition, "task " + task.id + " has no reference.py");
-  if (plane.on()) return prepare_on_gpu(task, cases, plane);
-  std::lock_guard lock(reference_mutex_);
+  if (plane.on()) return prepare_on_gpu(task, cases, plane, share, waited);
+  auto lock = lock_reference(share, &waited);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
   auto described = [&] {
     boost::json::array out;
@@ -380,7 +382,8 @@ class TritonExecutor::TaskInUse {
 };
 
 Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>& produced, const TaskSpec& task,
-                                                    const Plane& plane) {
+                                                    const Plane& plane, std::shared_lock<GpuLock>* share,
+                                                    double& waited) {
   boost::json::array requested;
   for (const auto& [c, output, received, told] : produced) {
     boost::json::object entry{{"key", c.key}, {"inputs", c.inputs}, {"reference", c.expected},
@@ -397,11 +400,18 @@ Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>&
     }
     requested.push_back(std::move(entry));
   }
-  return reference_request({{"op", "compare"}, {"cases", requested}}, "comparing");
+  return reference_request({{"op", "compare"}, {"cases", requested}}, "comparing", share, &waited);
 }
 
-Result<boost::json::object> TritonExecutor::reference_request(boost::json::object request, const std::string& what) {
-  std::lock_guard lock(reference_mutex_);
+std::unique_lock<std::mutex> TritonExecutor::lock_reference(std::shared_lock<GpuLock>* share, double* waited) {
+  if (!share) return std::unique_lock(reference_mutex_);
+  double ignored = 0.0;
+  return lock_with_share(*share, reference_mutex_, waited ? *waited : ignored);
+}
+
+Result<boost::json::object> TritonExecutor::reference_request(boost::json::object request, const std::string& what,
+                                                              std::shared_lock<GpuLock>* share, double* waited) {
+  auto lock = lock_reference(share, waited);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
   auto reply = reference_->request(request, kReferenceTimeoutSeconds);
   if (!reply) {
@@ -457,10 +467,13 @@ void TritonExecutor::release_worker(std::unique_ptr<Worker> worker, bool keep) {
 
 class TritonExecutor::PlaneRelease {
  public:
-  PlaneRelease(TritonExecutor& executor, const Plane& plane) : executor_(executor), plane_(plane) {}
+  // `share`: the evaluation's share of its GPU, used for the release if it is held then.
+  PlaneRelease(TritonExecutor& executor, const Plane& plane, std::shared_lock<GpuLock>& share)
+      : executor_(executor), plane_(plane), share_(share) {}
   ~PlaneRelease() {
     if (plane_.on())  // best effort: a reference worker that died took its blocks with it
-      (void)executor_.reference_request({{"op", "release"}, {"evaluation", plane_.evaluation}}, "releasing an evaluation");
+      (void)executor_.reference_request({{"op", "release"}, {"evaluation", plane_.evaluation}}, "releasing an evaluation",
+                                        share_.owns_lock() ? &share_ : nullptr);
   }
   PlaneRelease(const PlaneRelease&) = delete;
   PlaneRelease& operator=(const PlaneRelease&) = delete;
@@ -468,6 +481,7 @@ class TritonExecutor::PlaneRelease {
  private:
   TritonExecutor& executor_;
   const Plane& plane_;
+  std::shared_lock<GpuLock>& share_;
 };
 
 Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& request) noexcept {
@@ -482,8 +496,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       for (const auto& set : shape.sets)
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
-    // Where an evaluation's time goes, in its record: phase_seconds {prepare, candidate, timing (the timed
-    // calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the reference
+    // Where an evaluation's time goes, in its record: phase_seconds {static_check, prepare, candidate, timing
+    // (the timed calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the reference
     // worker (<phase>_wait), and worker_wait (for a candidate worker, or its start).
     boost::json::object phases;
     auto clock = std::chrono::steady_clock::now();
@@ -499,16 +513,25 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     std::unique_ptr<Worker> worker = std::move(acquired.value());
     worker->evaluations += 1;
     lap("worker_wait");  // an idle worker, or the start of a new one
-    // The GPU is shared while the cases are prepared and checked, and taken alone only while the child's
-    // timed calls run (it pauses for it) and while a baseline not in the cache is timed. On the file transport
-    // the reference worker computes, compares and times baselines on GPU 0, which it locks as well when the
-    // worker's GPU is another.
+    // The GPU is shared while the cases are prepared and checked, and taken alone only while the child's timed
+    // calls run (it pauses for it) and while a baseline not in the cache is timed. The share is never held while
+    // the evaluation waits for the reference worker (lock_with_share): a timing need not wait for an evaluation
+    // that is itself waiting. On the file transport the reference worker computes, compares and times
+    // baselines on GPU 0, which it locks as well when the worker's GPU is another.
     const int64_t gpu = worker->gpu;
+    const bool cuda = target_ == Target::cuda;
     std::shared_lock gpu_shared(gpu_mutex(gpu), std::defer_lock);
     std::unique_lock gpu_exclusive(gpu_mutex(gpu), std::defer_lock);
-    if (target_ == Target::cuda) gpu_shared.lock();
+    // The share a reference request takes: none off the GPU, or while the GPU is this evaluation's alone.
+    auto sharing = [&]() -> std::shared_lock<GpuLock>* { return cuda && !gpu_exclusive.owns_lock() ? &gpu_shared : nullptr; };
+    // Moves `waited` seconds of `phase` to `wait_phase`.
+    auto set_apart = [&phases](const char* phase, const char* wait_phase, double waited) {
+      phases[phase] = phases[phase].as_double() - waited;
+      const auto* before = phases.if_contains(wait_phase);
+      phases[wait_phase] = (before ? before->as_double() : 0.0) + waited;
+    };
     Plane plane;
-    if (target_ == Target::cuda && config_.data_plane == "gpu") {
+    if (cuda && config_.data_plane == "gpu") {
       plane.evaluation = "evaluation-" + std::to_string(++evaluations_);
       plane.gpu = gpu;
       if (request.stage != EvaluationStage::compile)
@@ -517,20 +540,24 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         for (size_t i = 0; i < timing[s].sets.size(); ++i)
           plane.wanted.emplace_back("timed-" + std::to_string(s) + "-" + std::to_string(i), timing[s].sets[i].expected);
     }
-    PlaneRelease plane_release(*this, plane);
+    PlaneRelease plane_release(*this, plane, gpu_shared);
+    // The static checks read the source only: no GPU.
+    std::vector<std::string> warnings =
+        request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
+    lap("static_check");
     std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
-    if (target_ == Target::cuda && !plane.on() && gpu != 0) reference_gpu.lock();
+    if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();
     lap("prepare_wait");
-    auto prepared = prepare_references(request.task, to_prepare, plane);
+    double waited = 0.0;
+    auto prepared = prepare_references(request.task, to_prepare, plane, sharing(), waited);
     lap("prepare");
+    set_apart("prepare", "prepare_wait", waited);
     if (reference_gpu.owns_lock()) reference_gpu.unlock();
     if (!prepared) {
       release_worker(std::move(worker), true);
       return prepared.status();
     }
-    std::vector<std::string> warnings =
-        request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
-    lap("candidate_wait");
+    // The child starts with the share prepare_references took (on a GPU).
 
     boost::json::array run_cases;
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -586,8 +613,6 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         lap("timing");
       }
     }
-    // The comparison shares the GPU (a child that handed its share back and never asked again has ended).
-    if (target_ == Target::cuda && !gpu_shared.owns_lock() && !gpu_exclusive.owns_lock()) gpu_shared.lock();
 
     EvaluationResult result;
     result.warnings = warnings;
@@ -675,11 +700,13 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       }
     }
     clock = std::chrono::steady_clock::now();
-    if (target_ == Target::cuda && !plane.on() && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
+    if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
     lap("compare_wait");
-    auto compared = compare(produced, request.task, plane);
+    waited = 0.0;
+    auto compared = compare(produced, request.task, plane, sharing(), waited);
     if (reference_gpu.owns_lock()) reference_gpu.unlock();
     lap("compare");
+    set_apart("compare", "compare_wait", waited);
     record["phase_seconds"] = phases;
     release_worker(std::move(worker), true);  // only now: the next run may remove the output folder
     if (!compared) return compared.status();
@@ -751,7 +778,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       // Cached baselines are looked up under the GPU's share; measuring the ceilings or timing a baseline
       // takes the GPU alone (the GPU data plane times them on this worker's GPU, the files plane on GPU 0).
       clock = std::chrono::steady_clock::now();
-      double waited = 0.0;
+      waited = 0.0;
       std::unique_lock baseline_gpu(gpu_mutex(0), std::defer_lock);
       auto alone = [&] {
         auto asked = std::chrono::steady_clock::now();
@@ -767,7 +794,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       auto ceilings = machine_ceilings(plane.on() ? gpu : 0);
       boost::json::array measured;
       if (ceilings) {
-        auto found = baselines(request.task, timing, *ceilings, plane, /*cached_only=*/true);
+        auto found = baselines(request.task, timing, *ceilings, plane, /*cached_only=*/true, sharing(), &waited);
         if (!found && found.status().code() == StatusCode::not_found) {
           alone();
           found = baselines(request.task, timing, *ceilings, plane, /*cached_only=*/false);
@@ -778,8 +805,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         record["baseline_error"] = ceilings.status().message();
       }
       lap("baselines");
-      phases["baselines"] = phases["baselines"].as_double() - waited;
-      phases["baselines_wait"] = waited;
+      set_apart("baselines", "baselines_wait", waited);
       record["phase_seconds"] = phases;
       apply_timing(timing, timing_report, recheck, measured, result, record);
     }

@@ -84,10 +84,18 @@ class TritonExecutor final : public Executor {
   std::vector<Case> plan_cases(const EvaluationRequest& request, int64_t seeds) const;
   // Error, or the reference worker's description of the expected outputs, one entry per case. With a
   // plane, also fills its descriptors.
-  Result<boost::json::array> prepare_references(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane);
-  Result<boost::json::array> prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane);
-  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task, const Plane& plane);
-  Result<boost::json::object> reference_request(boost::json::object request, const std::string& what);
+  // A request that runs on an evaluation's GPU takes its `share` with the reference worker, and never holds the
+  // share while it waits for the reference worker (lock_with_share); `waited` gets the seconds it waited for
+  // both. Without a share (the interpreter; the GPU held alone; no GPU work) it just waits for the worker.
+  Result<boost::json::array> prepare_references(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane,
+                                                std::shared_lock<GpuLock>* share, double& waited);
+  Result<boost::json::array> prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane,
+                                            std::shared_lock<GpuLock>* share, double& waited);
+  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task, const Plane& plane,
+                                      std::shared_lock<GpuLock>* share, double& waited);
+  Result<boost::json::object> reference_request(boost::json::object request, const std::string& what,
+                                                std::shared_lock<GpuLock>* share = nullptr, double* waited = nullptr);
+  std::unique_lock<std::mutex> lock_reference(std::shared_lock<GpuLock>* share, double* waited);
   Status ensure_reference_worker() const;  // caller holds reference_mutex_
 
   // The timing stages (timing_stage.cpp).
@@ -99,7 +107,8 @@ class TritonExecutor final : public Executor {
   bool have_ceilings();  // measured already in this process: machine_ceilings() times nothing
   // With `cached_only`, times none: a shape missing from the cache gives StatusCode::not_found.
   Result<boost::json::array> baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                       const boost::json::object& ceilings, const Plane& plane, bool cached_only);
+                                       const boost::json::object& ceilings, const Plane& plane, bool cached_only,
+                                       std::shared_lock<GpuLock>* share = nullptr, double* waited = nullptr);
   // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
   // kernels, flags). `recheck` holds the comparison entries of the timed outputs, in plan order.
   void apply_timing(const std::vector<TimingShape>& shapes,
