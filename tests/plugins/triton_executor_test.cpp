@@ -363,6 +363,25 @@ TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {
   }
 }
 
+// The static checks run in the evaluation's own candidate worker (the source is parsed there, never run) and
+// reach the result as warnings, on either executor.
+TEST_F(TritonExecutorTest, StaticFindingsReachTheResultAsWarnings) {
+  EvaluationRequest request;
+  request.task = task("standard/vector-add");
+  request.source_code = read_file(testing::source_dir() + "/tests/fixtures/adversarial/try_fallback.py");
+  request.stage = EvaluationStage::test;
+  request.seeds_per_shape = 1;
+  request.timeout_s = 120;
+  auto result = executor_->evaluate(request);
+  ASSERT_TRUE(result) << result.status().to_string();
+  std::string said;
+  for (const auto& warning : result->warnings) said += warning + "\n";
+  EXPECT_NE(said.find("[try-fallback]"), std::string::npos) << said;
+  EXPECT_NE(said.find("[torch-compute]"), std::string::npos) << said;
+  auto record = boost::json::parse(result->record_json).as_object();
+  EXPECT_TRUE(record.at("phase_seconds").as_object().contains("static_check")) << result->record_json.substr(0, 1500);
+}
+
 // tests/fixtures/adversarial/README.md: one candidate per exploit family, each caught with its reason.
 TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
   if (!kCuda) GTEST_SKIP() << "the adversarial corpus is judged with timing (triton-cuda); tests/worker covers the CPU side";

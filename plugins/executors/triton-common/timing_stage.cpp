@@ -125,21 +125,6 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
   return reply->at("shapes").as_array();
 }
 
-std::vector<std::string> TritonExecutor::static_warnings(const EvaluationRequest& request) {
-  auto reply = reference_request({{"op", "static_check"}, {"code", request.source_code},
-                                  {"entry", request.task.entry_function},
-                                  {"dtypes", boost::json::value_from(request.task.dtypes)}},
-                                 "checking the source");
-  std::vector<std::string> out;
-  if (!reply) return out;  // a static check is advice: its failure never blocks an evaluation
-  for (const auto& item : reply->at("findings").as_array()) {
-    const auto& finding = item.as_object();
-    out.push_back("line " + std::to_string(static_cast<int64_t>(number_of(finding, "line"))) + " [" +
-                  text_of(finding, "code") + "] " + text_of(finding, "message"));
-  }
-  return out;
-}
-
 void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
                                   const boost::json::object& report, const boost::json::array& recheck,
                                   const boost::json::array& baselines, EvaluationResult& result,

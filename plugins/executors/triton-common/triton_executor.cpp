@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 // How much longer than the candidate's own limit the host waits for the fork server to answer.
 constexpr double kHostGraceSeconds = 60.0;
 constexpr double kReferenceTimeoutSeconds = 900.0;
+constexpr double kStaticCheckSeconds = 60.0;  // parsing one source; far more means something is wrong
 
 std::string dims_text(const std::map<std::string, int64_t>& dims) {
   std::string text;
@@ -381,6 +382,23 @@ class TritonExecutor::TaskInUse {
   std::string task_;
 };
 
+Result<std::vector<std::string>> TritonExecutor::static_warnings(const EvaluationRequest& request, Worker& worker) {
+  auto reply = worker.request({{"op", "static_check"}, {"code", request.source_code},
+                               {"entry", request.task.entry_function},
+                               {"dtypes", boost::json::value_from(request.task.dtypes)}},
+                              kStaticCheckSeconds);
+  // The worker gone or stuck on this source: it is replaced, and the evaluation says why.
+  if (!reply) return Status(reply.status().code(), "the static checks of this source failed: " + reply.status().message());
+  std::vector<std::string> out;
+  if (!reply->at("ok").as_bool()) return out;  // a static check is advice: its failure never blocks an evaluation
+  for (const auto& item : reply->at("findings").as_array()) {
+    const auto& finding = item.as_object();
+    out.push_back("line " + std::to_string(static_cast<int64_t>(number_of(finding, "line"))) + " [" +
+                  text_of(finding, "code") + "] " + text_of(finding, "message"));
+  }
+  return out;
+}
+
 Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>& produced, const TaskSpec& task,
                                                     const Plane& plane, std::shared_lock<GpuLock>* share,
                                                     double& waited) {
@@ -541,9 +559,16 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
           plane.wanted.emplace_back("timed-" + std::to_string(s) + "-" + std::to_string(i), timing[s].sets[i].expected);
     }
     PlaneRelease plane_release(*this, plane, gpu_shared);
-    // The static checks read the source only: no GPU.
-    std::vector<std::string> warnings =
-        request.stage == EvaluationStage::compile ? std::vector<std::string>{} : static_warnings(request);
+    // The static checks read the source only: no GPU, and no reference worker.
+    std::vector<std::string> warnings;
+    if (request.stage != EvaluationStage::compile) {
+      auto found = static_warnings(request, *worker);
+      if (!found) {
+        release_worker(std::move(worker), false);
+        return found.status();
+      }
+      warnings = std::move(found.value());
+    }
     lap("static_check");
     std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
     if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();

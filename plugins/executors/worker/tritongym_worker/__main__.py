@@ -80,8 +80,12 @@ def main() -> int:
         try:
             if op == "hello":
                 reply = _hello(args.role, args.device, handler)
-            elif op in ("prepare", "compare", "ceilings", "baselines", "static_check", "release") and args.role == "reference":
+            elif op in ("prepare", "compare", "ceilings", "baselines", "release") and args.role == "reference":
                 reply = getattr(handler, op)(request)
+            elif op == "static_check":  # the source parsed, never run: the candidate worker answers it in parallel
+                from .static_checks import answer
+
+                reply = answer(request)
             elif op == "run" and args.role == "candidate":
                 reply = handler.run(request)
             else:

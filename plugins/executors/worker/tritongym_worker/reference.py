@@ -183,13 +183,6 @@ class ReferenceRole:
             reply["retire"] = True
         return reply
 
-    def static_check(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Static-check findings on a candidate's source (parsed, never run)."""
-        from . import static_checks
-
-        findings = static_checks.check_source(request["code"], request["entry"], request.get("dtypes"))
-        return {"ok": True, "findings": [finding.as_dict() for finding in findings]}
-
     def compare(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "cases": [self._compare_case(case) for case in request["cases"]]}
 

@@ -152,6 +152,13 @@ def check_file(path: str, entry: str, dtypes: Optional[Sequence[str]] = None,
         return check_source(handle.read(), entry, dtypes, scalars)
 
 
+def answer(request: dict) -> dict:
+    """The worker protocol's `static_check` request ({code, entry, dtypes?}): either role answers it, in its own
+    process; the source is parsed, never run."""
+    findings = check_source(request["code"], request["entry"], request.get("dtypes"))
+    return {"ok": True, "findings": [finding.as_dict() for finding in findings]}
+
+
 def check_source(source: str, entry: str, dtypes: Optional[Sequence[str]] = None,
                  scalars: Sequence[str] = ()) -> list[Finding]:
     """The findings, sorted by line, one per (code, line)."""
