@@ -77,15 +77,22 @@ class TritonExecutorTest : public ::testing::Test {
 
   EvaluationResult evaluate(const std::string& fixture, EvaluationStage stage = EvaluationStage::test,
                             double timeout_s = 60, Executor* on = nullptr) {
-    EvaluationRequest request;
-    request.task = task("standard/vector-add");
-    request.source_code = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/" + fixture + ".py");
-    request.stage = stage;
-    request.seeds_per_shape = 2;
-    request.timeout_s = timeout_s;
-    auto result = (on ? on : executor_)->evaluate(request);
+    auto result = (on ? on : executor_)
+                      ->evaluate(vector_add_request("tests/fixtures/candidates/vector-add/" + fixture + ".py", stage,
+                                                    2, timeout_s));
     EXPECT_TRUE(result) << result.status().to_string();
     return result ? result.value() : EvaluationResult{};
+  }
+  // A vector-add candidate from a file of the repository.
+  static EvaluationRequest vector_add_request(const std::string& path, EvaluationStage stage, int64_t seeds,
+                                              double timeout_s) {
+    EvaluationRequest request;
+    request.task = task("standard/vector-add");
+    request.source_code = read_file(testing::source_dir() + "/" + path);
+    request.stage = stage;
+    request.seeds_per_shape = seeds;
+    request.timeout_s = timeout_s;
+    return request;
   }
   static std::string record_text(const EvaluationResult& result, const char* key) {
     auto record = boost::json::parse(result.record_json).as_object();
@@ -298,13 +305,8 @@ TEST_F(TritonExecutorTest, BothDataPlanesJudgeAlike) {
 // reference worker's own check, after the child has exited (tests/fixtures/candidates/vector-add/writes_harness_inputs.py).
 TEST_F(TritonExecutorTest, WritingToTheHarnesssCopyOfTheInputsFails) {
   if (!kCuda) GTEST_SKIP() << "only the GPU data plane maps the harness's inputs into the candidate";
-  EvaluationRequest request;
-  request.task = task("standard/vector-add");
-  request.source_code = read_file(testing::source_dir() + "/tests/fixtures/candidates/vector-add/writes_harness_inputs.py");
-  request.stage = EvaluationStage::test;
-  request.seeds_per_shape = 1;
-  request.timeout_s = 120;
-  auto result = executor_->evaluate(request);
+  auto result = executor_->evaluate(vector_add_request("tests/fixtures/candidates/vector-add/writes_harness_inputs.py",
+                                                      EvaluationStage::test, 1, 120));
   ASSERT_TRUE(result) << result.status().to_string();
   EXPECT_VERDICT(*result, Verdict::wrong_answer);
   EXPECT_NE(result->message.find("harness's copy"), std::string::npos) << result->message;
@@ -366,13 +368,8 @@ TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {
 // The static checks run in the evaluation's own candidate worker (the source is parsed there, never run) and
 // reach the result as warnings, on either executor.
 TEST_F(TritonExecutorTest, StaticFindingsReachTheResultAsWarnings) {
-  EvaluationRequest request;
-  request.task = task("standard/vector-add");
-  request.source_code = read_file(testing::source_dir() + "/tests/fixtures/adversarial/try_fallback.py");
-  request.stage = EvaluationStage::test;
-  request.seeds_per_shape = 1;
-  request.timeout_s = 120;
-  auto result = executor_->evaluate(request);
+  auto result = executor_->evaluate(vector_add_request("tests/fixtures/adversarial/try_fallback.py",
+                                                      EvaluationStage::test, 1, 120));
   ASSERT_TRUE(result) << result.status().to_string();
   std::string said;
   for (const auto& warning : result->warnings) said += warning + "\n";
