@@ -515,8 +515,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
           to_prepare.push_back(set);
     // Where an evaluation's time goes, in its record: phase_seconds {static_check, prepare, candidate, timing
-    // (the timed calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the reference
-    // worker (<phase>_wait), and worker_wait (for a candidate worker, or its start).
+    // (the timed calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the
+    // reference worker (<phase>_wait), and worker_wait (for a candidate worker, or its start).
     boost::json::object phases;
     auto clock = std::chrono::steady_clock::now();
     auto lap = [&phases, &clock](const char* phase) {
