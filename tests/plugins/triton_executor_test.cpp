@@ -349,9 +349,17 @@ TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) 
   for (const char* phase : {"timing_wait", "timing", "after_timing", "baselines", "baselines_wait"})
     EXPECT_TRUE(phases.contains(phase)) << phase << " in " << boost::json::serialize(phases);
   const auto& inside = record.at("candidate_phases").as_object();
-  for (const char* phase : {"timing_timed_calls", "timing_warm_up", "timing_calls", "timing_collect", "timing_determinism"})
+  for (const char* phase : {"tracing_start", "timing_timed_calls", "timing_warm_up", "timing_calls", "timing_collect",
+                            "timing_determinism"})
     EXPECT_TRUE(inside.contains(phase)) << phase << " in " << boost::json::serialize(inside);
   EXPECT_LE(inside.at("timing_calls").to_number<double>(), inside.at("timing_timed_calls").to_number<double>());
+  // Each compile's "idle" was enforced, not trusted: the child was held through the driver (idle_hold.hpp), and
+  // an honest child, synchronised before it says so, is held at once.
+  const auto& turns = record.at("turns").as_object();
+  EXPECT_TRUE(turns.at("enforced").as_bool()) << boost::json::serialize(turns);
+  if (const auto* compiles = record.if_contains("compiles_off_gpu"))
+    EXPECT_EQ(turns.at("holds").to_number<int64_t>(), compiles->to_number<int64_t>()) << boost::json::serialize(turns);
+  EXPECT_LT(turns.at("longest_hold_s").to_number<double>(), 0.1) << boost::json::serialize(turns);
 }
 
 TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {

@@ -36,10 +36,11 @@ class Host:
     after `share_delay_s` (another evaluation was being timed)."""
 
     def __init__(self, share_delay_s=0.0):
-        self.sent, self.share_delay_s = [], share_delay_s
+        self.sent, self.pids, self.share_delay_s = [], [], share_delay_s
 
     def send(self, message):
         self.sent.append(message["event"])
+        self.pids.append(message.get("pid"))
 
     def receive(self):
         if self.sent[-1] == "gpu_wanted":
@@ -71,6 +72,9 @@ def test_a_compile_hands_the_gpu_back_and_takes_it_again(tmp_path, monkeypatch):
     assert reply.get("verdict") is None, reply
     assert host.sent == ["gpu_idle", "gpu_wanted", "ready_to_time"]
     assert reply["compiles_off_gpu"] == 1
+    # Each names the child, whom the host holds through the driver while it says it is idle (idle_hold.hpp).
+    child = host.pids[0]
+    assert host.pids == [child] * 3 and child not in (None, 0, os.getpid())
     assert [case["status"] for case in reply["cases"]] == ["ok"]
 
 
@@ -139,6 +143,9 @@ class _TimedGuard:
         pass
 
     def before_import(self):
+        pass
+
+    def start_tracing(self):
         pass
 
     def measure(self, entry, plan, compiled, timed=None):

@@ -19,6 +19,7 @@ class HostChannel:
         self.sent, self.answer, self.delay_s = [], answer, delay_s
 
     def send(self, message):
+        assert message.pop("pid") > 0  # the child's, for the host's hold (idle_hold.hpp)
         self.sent.append(message)
 
     def receive(self):

@@ -1,5 +1,6 @@
 #include "triton_executor.hpp"
 
+#include "idle_hold.hpp"
 #include "worker_count.hpp"
 #include "worker_json.hpp"
 
@@ -604,15 +605,23 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
     // A timed child hands its share of the GPU back while Triton compiles, and asks for it again after
     // (gpu_turns.py): another evaluation's timing need not wait for a compile. The child's word is not
-    // trusted to keep count: a share is released only if held, and taken only if not.
+    // trusted to keep count: a share is released only if held, and taken only if not. Nor is its word "idle"
+    // trusted: the child is held through the driver before its share is released (IdleHold), until it has
+    // its share again.
     double share_wait = 0.0;
+    IdleHold idle(cuda ? IdleHold::cuda() : IdleHold::Driver{});
     for (std::string event = reply ? text_of(*reply, "event") : "";
          event == "gpu_idle" || event == "gpu_wanted"; event = reply ? text_of(*reply, "event") : "") {
-      if (event == "gpu_idle" && gpu_shared.owns_lock()) gpu_shared.unlock();
-      if (event == "gpu_wanted" && !gpu_shared.owns_lock()) {
-        auto asked = std::chrono::steady_clock::now();
-        gpu_shared.lock();
-        share_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+      if (event == "gpu_idle" && gpu_shared.owns_lock() &&
+          idle.hold(static_cast<int>(number_of(*reply, "pid")), request.timeout_s))
+        gpu_shared.unlock();
+      if (event == "gpu_wanted") {
+        if (!gpu_shared.owns_lock()) {
+          auto asked = std::chrono::steady_clock::now();
+          gpu_shared.lock();
+          share_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+        }
+        idle.release();
       }
       reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
     }
@@ -624,6 +633,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       // (`timed`); its determinism check and the hand-over of its outputs share the GPU again.
       if (gpu_shared.owns_lock()) gpu_shared.unlock();
       gpu_exclusive.lock();
+      idle.release();  // a child that said "idle" and then "ready" (out of turn) is let go only now
       lap("timing_wait");
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
       if (reply && text_of(*reply, "event") == "timed") {
@@ -639,12 +649,25 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       }
     }
 
+    idle.release();  // the run has ended
+    // The turns' flags join whatever else the result says: a flagged result fails every score.
+    auto with_turn_flags = [&idle](EvaluationResult& result) {
+      if (idle.flags().empty()) return;
+      result.flags.insert(result.flags.end(), idle.flags().begin(), idle.flags().end());
+      if (result.verdict == Verdict::passed) {
+        result.verdict = Verdict::flagged;
+        result.message = "flagged: the result is correct on the checks but cannot be trusted as a speedup:";
+      }
+      for (const auto& flag : idle.flags())
+        result.message += (result.verdict == Verdict::flagged ? "\n  - " : "\nalso flagged: ") + flag;
+    };
     EvaluationResult result;
     result.warnings = warnings;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
                                {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
     if (target_ == Target::cuda) record["data_plane"] = plane.on() ? "gpu" : "files";
     if (!warnings.empty()) record["warnings"] = boost::json::value_from(warnings);
+    if (timed) record["turns"] = idle.record();
     record["phase_seconds"] = phases;
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
     if (!reply) {
@@ -655,6 +678,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       result.message = hung ? "the candidate did not finish in time and its worker was replaced"
                             : "the candidate crashed its worker: " + reply.status().message();
       record["error"] = reply.status().message();
+      with_turn_flags(result);
       result.record_json = boost::json::serialize(record);
       return result;
     }
@@ -678,6 +702,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       release_worker(std::move(worker), true);
       result.verdict = parse_verdict(verdict).value_or(Verdict::runtime_error);
       result.message = text_of(*reply, "message");
+      with_turn_flags(result);
       result.record_json = boost::json::serialize(record);
       return result;
     }
@@ -693,6 +718,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       release_worker(std::move(worker), true);
       result.verdict = bad_output.empty() ? Verdict::passed : Verdict::wrong_answer;
       result.message = bad_output.empty() ? "compiled and ran on one shape (not checked for correctness)" : bad_output;
+      with_turn_flags(result);
       result.record_json = boost::json::serialize(record);
       return result;
     }
@@ -834,6 +860,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       record["phase_seconds"] = phases;
       apply_timing(timing, timing_report, recheck, measured, result, record);
     }
+    with_turn_flags(result);
     result.record_json = boost::json::serialize(record);
     return result;
   } catch (const std::exception& error) {

@@ -93,9 +93,9 @@ class CandidateRole:
         return self._fork_spare()
 
     def _fork_spare(self) -> "_Spare":
-        """Forks the next child before its request comes: on CUDA it creates its context, starts CUPTI and
-        takes the integrity snapshot then (a second or so), off the evaluation's time. It then waits for the
-        request on a pipe; the fork server's end closing (the server gone) makes it exit."""
+        """Forks the next child before its request comes: on CUDA it creates its context, loads the native module
+        and takes the integrity snapshot then, off the evaluation's time (CUPTI waits for the checks). It then
+        waits for the request on a pipe; the fork server's end closing (the server gone) makes it exit."""
         request_read, request_write = os.pipe()
         report_read, report_write = os.pipe()
         ready_read, ready_write = os.pipe()
@@ -142,11 +142,11 @@ class CandidateRole:
                             self._tell_host("timed")
                         listening = False
                     elif said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
-                        self._tell_host("gpu_idle")
+                        self._tell_host("gpu_idle", pid=pid)
                     elif said in (b"w", b"r"):  # wants its share back, or the GPU alone to be timed
                         paused = time.monotonic()
-                        go = (self._tell_host("gpu_wanted") if said == b"w"
-                              else self._tell_host("ready_to_time", answer="time"))
+                        go = (self._tell_host("gpu_wanted", pid=pid) if said == b"w"
+                              else self._tell_host("ready_to_time", answer="time", pid=pid))
                         waited = time.monotonic() - paused
                         self._paused_s += waited
                         deadline += waited
@@ -191,10 +191,11 @@ class CandidateRole:
         return reply
 
 
-    def _tell_host(self, event: str, answer: str = "continue") -> bool:
+    def _tell_host(self, event: str, answer: str = "continue", pid: int = 0) -> bool:
         """An event in the middle of the run request: the host answers each one; True if it said `answer`
-        ({"op": "time"} lets a child that is ready be timed; anything else skips timing)."""
-        self.channel.send({"ok": True, "event": event})
+        ({"op": "time"} lets a child that is ready be timed; anything else skips timing). `pid`: the child's,
+        which the host holds through the driver while the child says it is idle (idle_hold.hpp)."""
+        self.channel.send({"ok": True, "event": event, **({"pid": pid} if pid else {})})
         reply = self.channel.receive()
         return reply is not None and reply.get("op") == answer
 
@@ -220,7 +221,7 @@ class _Spare:
 
 class _Ahead:
     """What a spare child readied before its request: the compile gate (inactive until a timed request) and,
-    on CUDA, the timing guard (context, CUPTI, integrity snapshot)."""
+    on CUDA, the timing guard (context, native module, integrity snapshot; CUPTI comes after the checks)."""
 
     def __init__(self, device: str) -> None:
         started = time.perf_counter()
@@ -394,6 +395,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         results.append(outcome)
     reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
                              "phases": phases}
+    if guard is not None:  # CUPTI only now: until here the host may hold this process (idle_hold.hpp)
+        clock = time.perf_counter()
+        guard.start_tracing()
+        phases["tracing_start"] = time.perf_counter() - clock
     if turns is not None:
         reply["compiles_off_gpu"] = turns.handed_back
         if guard is not None and not turns.ready_to_time():
@@ -408,8 +413,11 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
 
 
 class _TimingGuard:
-    """What the timing stages need from before the candidate is imported: CUPTI loaded and its threads
-    started, the identity of every function the timing relies on, and the threads alive."""
+    """What the timing stages need from before the candidate is imported (the CUDA context, the native module,
+    the identity of every function the timing relies on, and the threads alive), and CUPTI, started only once the
+    candidate's checks are done. A process CUPTI is attached to cannot be held through the driver
+    (cuCheckpointProcessLock answers CUDA_ERROR_NOT_SUPPORTED: H200, driver 13000, 2026-11-30), and the host holds
+    the child while it says it is idle during its checks (idle_hold.hpp)."""
 
     def __init__(self, device: str) -> None:
         import torch
@@ -417,16 +425,33 @@ class _TimingGuard:
         from . import integrity, timing
 
         self.problem = ""
+        self.tracer: Any = None
+        self.tracing = False
         try:
-            tracer = timing.native()
+            self.tracer = timing.native()
             torch.zeros(1, device=device)  # the CUDA context, and the driver's own threads
-            tracer.cupti_start()
-            tracer.cupti_stop()  # CUPTI's threads exist from now on
-        except Exception as error:  # no CUPTI, another profiler: the candidate is still judged, not timed
+        except Exception as error:  # no native module or no CUDA: the candidate is still judged, not timed
             self.problem = f"{type(error).__name__}: {error}"
         self.snapshot = integrity.Snapshot.take()
         self.threads = integrity.ThreadBaseline.take()
         self.persisting_l2 = 0
+
+    def start_tracing(self) -> None:
+        """CUPTI loaded and its threads started (they join the thread baseline): after the checks, before the
+        child says it is ready to be timed. If it will not start, the candidate is judged but not timed, and
+        measure() says why; a candidate that keeps the profiler from starting gains no time by it."""
+        if self.problem or self.tracing:
+            return
+
+        def start() -> None:
+            self.tracer.cupti_start()
+            self.tracer.cupti_stop()  # CUPTI's threads exist from now on
+
+        try:
+            self.threads = self.threads.started_by(start)
+            self.tracing = True
+        except Exception as error:  # noqa: BLE001  (no GPU, another profiler in the process)
+            self.problem = f"CUPTI did not start ({type(error).__name__}: {error})"
 
     def before_import(self) -> None:
         """At the request, not ahead of it: the set-aside is the device's, and another candidate may be timed
@@ -442,6 +467,7 @@ class _TimingGuard:
         """`timed`: called once the timed calls are done (the GPU is shared again from then on)."""
         from . import measure
 
+        self.start_tracing()
         if self.problem:
             return {"error": "kernel timing is unavailable: " + self.problem}
         try:

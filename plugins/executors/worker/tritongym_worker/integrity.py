@@ -244,6 +244,13 @@ class ThreadBaseline:
     def take(cls) -> "ThreadBaseline":
         return cls(frozenset(t.ident for t in threading.enumerate()), frozenset(_os_threads()))
 
+    def started_by(self, harness_step: Any) -> "ThreadBaseline":
+        """Runs a step of the harness's own (starting CUPTI) and returns the baseline with the OS threads that
+        appeared meanwhile added: they are the harness's, not the candidate's."""
+        before = set(_os_threads())
+        harness_step()
+        return ThreadBaseline(self.python, self.os_threads | frozenset(set(_os_threads()) - before))
+
 
 def threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES) -> list[str]:
     """Threads alive now that were not alive at the baseline (see the module docstring)."""

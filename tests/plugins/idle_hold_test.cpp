@@ -1,0 +1,115 @@
+// IdleHold: a timed child's word "idle" is enforced through the driver, and a child that said it with its GPU work
+// still running is flagged. The driver is stood in for here; the GPU tests hold real children (BenchmarkTimesOnTheGpu,
+// and tests/fixtures/adversarial/idle_while_busy.py through EveryAdversarialCandidateIsCaughtForItsReason).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "idle_hold.hpp"
+
+namespace tritongym::triton_executor {
+namespace {
+
+// A driver that answers as told and notes each call.
+struct StandIn {
+  double lock_seconds = 0.0002;
+  Status lock_status;
+  std::vector<std::string> calls;
+  IdleHold::Driver driver() {
+    IdleHold::Driver out;
+    out.lock = [this](int pid, double timeout_s, double* seconds) {
+      calls.push_back("lock " + std::to_string(pid) + " within " + std::to_string(static_cast<int>(timeout_s)));
+      *seconds = lock_seconds;
+      return lock_status;
+    };
+    out.unlock = [this](int pid) {
+      calls.push_back("unlock " + std::to_string(pid));
+      return Status();
+    };
+    return out;
+  }
+};
+
+TEST(IdleHoldTest, AnHonestChildIsHeldUntilItHasItsShareAgain) {
+  StandIn driver;
+  IdleHold idle(driver.driver());
+  EXPECT_TRUE(idle.hold(4242, 60));
+  idle.release();
+  idle.release();  // once let go, not again
+  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 4242 within 60", "unlock 4242"}));
+  EXPECT_TRUE(idle.flags().empty());
+  auto record = idle.record();
+  EXPECT_EQ(record.at("holds").as_int64(), 1);
+  EXPECT_TRUE(record.at("enforced").as_bool());
+  EXPECT_FALSE(record.contains("error"));
+}
+
+TEST(IdleHoldTest, WorkLeftRunningIsWaitedForAndFlagged) {
+  StandIn driver;
+  driver.lock_seconds = 0.4;  // the lock waited for the child's kernels
+  IdleHold idle(driver.driver());
+  EXPECT_TRUE(idle.hold(7, 60));  // the share may go: the work has finished, and the child is held
+  ASSERT_EQ(idle.flags().size(), 1u);
+  EXPECT_NE(idle.flags()[0].find("said it was idle with GPU work still running (400 ms"), std::string::npos)
+      << idle.flags()[0];
+  EXPECT_NE(idle.flags()[0].find("released only when the work had finished"), std::string::npos);
+}
+
+TEST(IdleHoldTest, WorkStillRunningAtTheTimeoutKeepsTheShare) {
+  StandIn driver;
+  driver.lock_seconds = 5.0;
+  driver.lock_status = Status(StatusCode::deadline_exceeded, "still running");
+  IdleHold idle(driver.driver());
+  EXPECT_FALSE(idle.hold(7, 5));
+  ASSERT_EQ(idle.flags().size(), 1u);
+  EXPECT_NE(idle.flags()[0].find("more than 5000 ms"), std::string::npos) << idle.flags()[0];
+  EXPECT_NE(idle.flags()[0].find("was kept"), std::string::npos);
+  idle.release();
+  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 7 within 5"}));  // never held, so never let go
+}
+
+TEST(IdleHoldTest, AHoldTheDriverRefusesLeavesTheWordTrustedAndSaysSo) {
+  StandIn driver;
+  driver.lock_status = Status(StatusCode::internal, "cuCheckpointProcessLock of process 7 failed with CUresult 801");
+  IdleHold idle(driver.driver());
+  EXPECT_TRUE(idle.hold(7, 60));
+  EXPECT_TRUE(idle.flags().empty());
+  auto record = idle.record();
+  EXPECT_FALSE(record.at("enforced").as_bool());
+  EXPECT_NE(std::string(record.at("error").as_string()).find("CUresult 801"), std::string::npos);
+  EXPECT_EQ(record.at("holds").as_int64(), 0);
+}
+
+TEST(IdleHoldTest, WithoutADriverOrAPidNothingIsHeld) {
+  IdleHold::Driver none;
+  none.unavailable = "libcuda.so.1 cannot be loaded";
+  IdleHold without_driver(none);
+  EXPECT_TRUE(without_driver.hold(7, 60));
+  EXPECT_EQ(std::string(without_driver.record().at("error").as_string()), "libcuda.so.1 cannot be loaded");
+
+  StandIn driver;
+  IdleHold without_pid(driver.driver());
+  EXPECT_TRUE(without_pid.hold(0, 60));
+  EXPECT_TRUE(driver.calls.empty());
+  EXPECT_FALSE(without_pid.record().at("enforced").as_bool());
+}
+
+TEST(IdleHoldTest, AHeldChildIsLetGoWhenTheHoldEnds) {
+  StandIn driver;
+  {
+    IdleHold idle(driver.driver());
+    EXPECT_TRUE(idle.hold(99, 60));
+    EXPECT_TRUE(idle.hold(99, 60));  // "idle" twice: let go and held again, never held twice
+  }
+  EXPECT_EQ(driver.calls,
+            (std::vector<std::string>{"lock 99 within 60", "unlock 99", "lock 99 within 60", "unlock 99"}));
+}
+
+TEST(IdleHoldTest, TheRealDriverIsEitherThereOrSaysWhyNot) {
+  IdleHold::Driver real = IdleHold::cuda();
+  EXPECT_NE(static_cast<bool>(real.lock), !real.unavailable.empty()) << real.unavailable;
+}
+
+}  // namespace
+}  // namespace tritongym::triton_executor
