@@ -134,6 +134,38 @@ def test_os_thread_without_python_thread_is_named():
     del ctypes
 
 
+def test_os_threads_a_harness_step_starts_join_the_baseline():
+    """CUPTI starts after the candidate's checks (candidate._TimingGuard.start_tracing): the threads it starts are
+    the harness's. A thread the candidate starts later is still named."""
+    import os
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("no /proc/self/task")
+    release = threading.Event()
+    threads = []
+
+    def step():  # stands in for CUPTI: a thread that no Python code of the candidate's knows about
+        threads.append(threading.Thread(target=release.wait, name="harness-step", daemon=True))
+        threads[-1].start()
+
+    baseline = integrity.ThreadBaseline.take()
+    try:
+        after = baseline.started_by(step)
+        native = threads[0].native_id
+        assert native in after.os_threads and native not in baseline.os_threads
+        assert after.python == baseline.python
+        # As for CUPTI's threads, which have no Python object: hidden from the Python side, not named.
+        hidden = integrity.ThreadBaseline(after.python | {threads[0].ident}, after.os_threads)
+        assert integrity.threads_alive(hidden, ignore_os_names=[]) == []
+        threads.append(threading.Thread(target=release.wait, name="candidate-late", daemon=True))
+        threads[-1].start()
+        alive = integrity.threads_alive(hidden, ignore_os_names=[])
+        assert len(alive) == 1 and "candidate-late" in alive[0]
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join()
+
+
 class _Sub(torch.Tensor):
     pass
 
