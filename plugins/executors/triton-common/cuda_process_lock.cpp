@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 namespace tritongym::triton_executor {
 namespace {
@@ -28,16 +29,16 @@ std::string said(const char* what, int pid, int code) {
 }  // namespace
 
 const CudaProcessLock& CudaProcessLock::driver() {
-  static const CudaProcessLock instance;
+  static const CudaProcessLock instance({"libcuda.so.1", "libcuda.so"});
   return instance;
 }
 
-CudaProcessLock::CudaProcessLock() {
+CudaProcessLock::CudaProcessLock(const std::vector<std::string>& libraries) {
   void* handle = nullptr;
-  for (const char* name : {"libcuda.so.1", "libcuda.so"})
-    if ((handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+  for (const auto& name : libraries)
+    if ((handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
   if (!handle) {
-    why_ = "libcuda.so.1 cannot be loaded";
+    why_ = (libraries.empty() ? std::string("no driver library") : libraries.front()) + " cannot be loaded";
     return;
   }
   // Never closed: dlclose of libcuda is not safe once any part of the process has used it.
@@ -53,9 +54,12 @@ Status CudaProcessLock::lock(int pid, double timeout_s, double* seconds) const {
   auto started = std::chrono::steady_clock::now();
   int code = lock_(pid, &args);
   if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (code == kTimeout)
+  if (code == kTimeout) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", timeout_s);
     return Status(StatusCode::deadline_exceeded,
-                  "process " + std::to_string(pid) + "'s GPU work did not finish within " + std::to_string(timeout_s) + " s");
+                  "process " + std::to_string(pid) + "'s GPU work did not finish within " + limit + " s");
+  }
   if (code != 0) return Status(StatusCode::internal, said("cuCheckpointProcessLock", pid, code));
   return {};
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tritongym/sdk/status.hpp"
 
@@ -19,6 +20,8 @@ class CudaProcessLock {
  public:
   // The driver's entry points, looked up once per process.
   static const CudaProcessLock& driver();
+  // The first of `libraries` that loads (tests name a stand-in for the driver).
+  explicit CudaProcessLock(const std::vector<std::string>& libraries);
 
   bool available() const { return lock_ != nullptr && unlock_ != nullptr; }
   const std::string& why_unavailable() const { return why_; }
@@ -29,7 +32,6 @@ class CudaProcessLock {
   Status unlock(int pid) const;
 
  private:
-  CudaProcessLock();
   using LockFn = int (*)(int, void*);
   LockFn lock_ = nullptr;
   LockFn unlock_ = nullptr;
