@@ -425,10 +425,11 @@ class _TimingGuard:
         from . import integrity, timing
 
         self.problem = ""
-        self.tracer: Any = None
         self.tracing = False
         try:
-            self.tracer = timing.native()
+            tracer = timing.native()
+            # Taken now, before the candidate can replace them (a replacement is flagged as well: Snapshot).
+            self._cupti_start, self._cupti_stop = tracer.cupti_start, tracer.cupti_stop
             torch.zeros(1, device=device)  # the CUDA context, and the driver's own threads
         except Exception as error:  # no native module or no CUDA: the candidate is still judged, not timed
             self.problem = f"{type(error).__name__}: {error}"
@@ -444,8 +445,8 @@ class _TimingGuard:
             return
 
         def start() -> None:
-            self.tracer.cupti_start()
-            self.tracer.cupti_stop()  # CUPTI's threads exist from now on
+            self._cupti_start()
+            self._cupti_stop()  # CUPTI's threads exist from now on
 
         try:
             self.threads = self.threads.started_by(start)
