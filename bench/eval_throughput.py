@@ -161,7 +161,11 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
              (f"speedup, steady state vs cold: {cold_s / steady_s:.2f}x; " if has_steady else "")
              + f"first pass vs cold: {cold_s / first_s:.2f}x",
              *([f"of the steady state, {steady[0]['batch_start_seconds']:.1f} s went to starting the executor's workers "
-                "(once per process; the ratio above counts it)"] if steady and "batch_start_seconds" in steady[0] else []),
+                "(once per process; the ratio above counts it); judging alone took "
+                f"{steady_s - steady[0]['batch_start_seconds']:.1f} s, "
+                f"{cold_s / (steady_s - steady[0]['batch_start_seconds']):.2f}x the cold path (a run that starts its pool "
+                "once approaches this)"]
+               if steady and "batch_start_seconds" in steady[0] and steady_s > steady[0]["batch_start_seconds"] else []),
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",
