@@ -71,6 +71,7 @@ TEST(IdleHoldTest, WorkStillRunningAtTheTimeoutKeepsTheShare) {
 
 TEST(IdleHoldTest, AHoldTheDriverRefusesLeavesTheWordTrustedAndSaysSo) {
   StandIn driver;
+  driver.lock_seconds = 0.4;  // slow to refuse: not a sign of the child's work
   driver.lock_status = Status(StatusCode::internal, "cuCheckpointProcessLock of process 7 failed with CUresult 801");
   IdleHold idle(driver.driver());
   EXPECT_TRUE(idle.hold(7, 60));

@@ -35,7 +35,8 @@ bool IdleHold::hold(int pid, double timeout_s) {
   Status locked = driver_.lock(pid, timeout_s, &seconds);
   longest_s_ = std::max(longest_s_, seconds);
   const bool still_running = locked.code() == StatusCode::deadline_exceeded;
-  if (still_running || seconds >= kBusySeconds) {
+  // A refusal, however long it took, says nothing of the child's work.
+  if (still_running || (locked.is_ok() && seconds >= kBusySeconds)) {
     char waited[64];
     std::snprintf(waited, sizeof waited, "%.0f ms", seconds * 1000.0);
     flags_.push_back(std::string("turns: the candidate said it was idle with GPU work still running (") +
