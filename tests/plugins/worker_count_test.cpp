@@ -8,7 +8,12 @@ namespace {
 
 std::vector<environment::GpuInfo> gpus_of(std::initializer_list<int64_t> mebibytes) {
   std::vector<environment::GpuInfo> gpus;
-  for (int64_t mib : mebibytes) gpus.push_back({.index = static_cast<int>(gpus.size()), .memory_bytes = mib << 20});
+  for (int64_t mib : mebibytes) {
+    environment::GpuInfo gpu;
+    gpu.index = static_cast<int>(gpus.size());
+    gpu.memory_bytes = mib << 20;
+    gpus.push_back(gpu);
+  }
   return gpus;
 }
 
