@@ -23,7 +23,7 @@ void Episode::record(EpisodeEvent event) {
 Result<ChatResponse> Episode::chat(const ChatRequest& request) noexcept {
   try {
     if (auto reason = ledger_.refuse_turn()) {
-      record({EpisodeEvent::Kind::refused, {}, {}, {}, "model turn refused: " + *reason});
+      record({EpisodeEvent::Kind::refused, {}, {}, {}, "model turn refused: " + *reason, {}});
       return Status(StatusCode::resource_exhausted, "budget: " + *reason);
     }
     // The workflow's own messages (system and user prompts, its feedback) enter the transcript the first
@@ -48,7 +48,7 @@ Result<ChatResponse> Episode::chat(const ChatRequest& request) noexcept {
     auto response = setup_.model->chat(sent);
     if (!response) return response.status();
     ledger_.charge_turn(response->usage, response->cost_usd);
-    record({EpisodeEvent::Kind::turn, response.value(), {}, {}, {}});
+    record({EpisodeEvent::Kind::turn, response.value(), {}, {}, {}, {}});
     return response;
   } catch (const std::exception& error) {
     return Status(StatusCode::internal, std::string("episode chat: ") + error.what());
@@ -58,7 +58,7 @@ Result<ChatResponse> Episode::chat(const ChatRequest& request) noexcept {
 Result<ToolResult> Episode::call_tool(const ToolCall& call) noexcept {
   try {
     if (auto reason = ledger_.refuse_tool_call(call.name)) {
-      record({EpisodeEvent::Kind::refused, {}, call, {}, "tool call refused: " + *reason});
+      record({EpisodeEvent::Kind::refused, {}, call, {}, "tool call refused: " + *reason, {}});
       return Status(StatusCode::resource_exhausted, "budget: " + *reason);
     }
     auto found = setup_.tools.find(call.name);
@@ -92,7 +92,7 @@ Result<ToolResult> Episode::call_tool(const ToolCall& call) noexcept {
       }
     }
     ledger_.charge_tool_call(call.name, result.gpu_seconds);
-    record({EpisodeEvent::Kind::tool_call, {}, call, result, {}});
+    record({EpisodeEvent::Kind::tool_call, {}, call, result, {}, {}});
     return result;
   } catch (const std::exception& error) {
     return Status(StatusCode::internal, std::string("episode tool call: ") + error.what());

@@ -94,7 +94,9 @@ int64_t count_rows(const std::string& store_path, const std::string& sql, bool p
   EXPECT_EQ(sqlite3_open_v2(store_path.c_str(), &database, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* statement = nullptr;
   int prepared = sqlite3_prepare_v2(database, sql.c_str(), -1, &statement, nullptr);
-  if (!polling) EXPECT_EQ(prepared, SQLITE_OK) << sqlite3_errmsg(database);
+  if (!polling) {
+    EXPECT_EQ(prepared, SQLITE_OK) << sqlite3_errmsg(database);
+  }
   int64_t value = -1;
   if (sqlite3_step(statement) == SQLITE_ROW) value = sqlite3_column_int64(statement, 0);
   sqlite3_finalize(statement);
@@ -151,7 +153,9 @@ TEST(RunEngine, ARunRecordsEveryEpisodeWithItsTranscript) {
       for (const auto& shape : episode.shapes) EXPECT_TRUE(shape.passed) << shape.shape;
       EXPECT_EQ(store->load_evaluations(episode.key.key())->size(), 1u);
     }
-    if (episode.verdict == "no_code") EXPECT_TRUE(store->load_evaluations(episode.key.key())->empty());
+    if (episode.verdict == "no_code") {
+      EXPECT_TRUE(store->load_evaluations(episode.key.key())->empty());
+    }
   }
   // One model call per episode, each recorded once.
   EXPECT_EQ(lines_of(run_dir + "/replay/scripted.jsonl").size(), 6u);

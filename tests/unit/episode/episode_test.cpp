@@ -9,6 +9,13 @@
 namespace tritongym::episode {
 namespace {
 
+ChatMessage said(Role role, std::string text) {
+  ChatMessage message;
+  message.role = role;
+  message.content = std::move(text);
+  return message;
+}
+
 // A tool that asks the executor to test the code, as the real `test` tool will.
 class EvaluatingTool final : public Tool {
  public:
@@ -67,10 +74,10 @@ TEST_F(EpisodeTest, PromptsEnterTheTranscriptOnceBeforeTheTurnThatFirstSentThem)
   auto model = scripted(R"([{"content":"one"},{"content":"two"}])");
   Episode episode(setup(model.get()));
   ChatRequest request;
-  request.messages = {{Role::system, "you write kernels"}, {Role::user, "task: add"}};
+  request.messages = {said(Role::system, "you write kernels"), said(Role::user, "task: add")};
   ASSERT_TRUE(episode.chat(request));
-  request.messages.push_back({Role::assistant, "one"});
-  request.messages.push_back({Role::user, "test failed: fix it"});
+  request.messages.push_back(said(Role::assistant, "one"));
+  request.messages.push_back(said(Role::user, "test failed: fix it"));
   ASSERT_TRUE(episode.chat(request));  // the resent system and first user message are not repeated
   auto events = episode.transcript();
   ASSERT_EQ(events.size(), 5u);
