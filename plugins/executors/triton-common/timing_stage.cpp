@@ -197,15 +197,21 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
   }
   record["timing"] = report;
   record["baselines"] = baselines;
-  if (!flags.empty()) {
-    result.verdict = Verdict::flagged;
-    result.flags = flags;
-    std::string text = "flagged: the result is correct on the checks but cannot be trusted as a speedup:";
-    for (const auto& flag : flags) text += "\n  - " + flag;
-    result.message = text;
-  } else {
+  if (!flags.empty())
+    add_flags(result, flags);
+  else
     result.message += "\ntimed (CUPTI kernel time per call, median):" + lines.str();
+}
+
+void TritonExecutor::add_flags(EvaluationResult& result, const std::vector<std::string>& flags) {
+  if (flags.empty()) return;
+  result.flags.insert(result.flags.end(), flags.begin(), flags.end());
+  if (result.verdict == Verdict::passed) {
+    result.verdict = Verdict::flagged;
+    result.message = "flagged: the result is correct on the checks but cannot be trusted as a speedup:";
   }
+  for (const auto& flag : flags)
+    result.message += (result.verdict == Verdict::flagged ? "\n  - " : "\nalso flagged: ") + flag;
 }
 
 }  // namespace tritongym::triton_executor

@@ -650,17 +650,6 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     }
 
     idle.release();  // the run has ended
-    // The turns' flags join whatever else the result says: a flagged result fails every score.
-    auto with_turn_flags = [&idle](EvaluationResult& result) {
-      if (idle.flags().empty()) return;
-      result.flags.insert(result.flags.end(), idle.flags().begin(), idle.flags().end());
-      if (result.verdict == Verdict::passed) {
-        result.verdict = Verdict::flagged;
-        result.message = "flagged: the result is correct on the checks but cannot be trusted as a speedup:";
-      }
-      for (const auto& flag : idle.flags())
-        result.message += (result.verdict == Verdict::flagged ? "\n  - " : "\nalso flagged: ") + flag;
-    };
     EvaluationResult result;
     result.warnings = warnings;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
@@ -678,7 +667,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       result.message = hung ? "the candidate did not finish in time and its worker was replaced"
                             : "the candidate crashed its worker: " + reply.status().message();
       record["error"] = reply.status().message();
-      with_turn_flags(result);
+      add_flags(result, idle.flags());  // the turns' flags join whatever else it says
       result.record_json = boost::json::serialize(record);
       return result;
     }
@@ -702,7 +691,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       release_worker(std::move(worker), true);
       result.verdict = parse_verdict(verdict).value_or(Verdict::runtime_error);
       result.message = text_of(*reply, "message");
-      with_turn_flags(result);
+      add_flags(result, idle.flags());  // the turns' flags join whatever else it says
       result.record_json = boost::json::serialize(record);
       return result;
     }
@@ -718,7 +707,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       release_worker(std::move(worker), true);
       result.verdict = bad_output.empty() ? Verdict::passed : Verdict::wrong_answer;
       result.message = bad_output.empty() ? "compiled and ran on one shape (not checked for correctness)" : bad_output;
-      with_turn_flags(result);
+      add_flags(result, idle.flags());  // the turns' flags join whatever else it says
       result.record_json = boost::json::serialize(record);
       return result;
     }
@@ -860,7 +849,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       record["phase_seconds"] = phases;
       apply_timing(timing, timing_report, recheck, measured, result, record);
     }
-    with_turn_flags(result);
+    add_flags(result, idle.flags());
     result.record_json = boost::json::serialize(record);
     return result;
   } catch (const std::exception& error) {

@@ -114,6 +114,9 @@ class TritonExecutor final : public Executor {
   void apply_timing(const std::vector<TimingShape>& shapes,
                     const boost::json::object& report, const boost::json::array& recheck,
                     const boost::json::array& baselines, EvaluationResult& result, boost::json::object& record) const;
+  // Adds `flags` to `result` and lists them in its message: a result that passed is flagged; any other verdict
+  // stands. A flagged result fails every score.
+  static void add_flags(EvaluationResult& result, const std::vector<std::string>& flags);
   // The static checks' findings, from the evaluation's own candidate worker (they parse the source, never run
   // it, so they need neither the reference worker nor a GPU). Error: that worker failed on the source.
   Result<std::vector<std::string>> static_warnings(const EvaluationRequest& request, Worker& worker);

@@ -468,8 +468,7 @@ class _TimingGuard:
         """`timed`: called once the timed calls are done (the GPU is shared again from then on)."""
         from . import measure
 
-        self.start_tracing()
-        if self.problem:
+        if self.problem:  # including CUPTI's start, which came before the child said it was ready
             return {"error": "kernel timing is unavailable: " + self.problem}
         try:
             return measure.time_candidate(entry, plan, self.snapshot, self.threads, self.persisting_l2,
