@@ -4,7 +4,8 @@ least 5x more candidates per minute through the warm pool, with identical verdic
 
     python bench/eval_throughput.py --tritongym build/bin/tritongym --tasks-json tasks.json [--out FILE.md]
         [--device cpu]   (the interpreter on both paths, checking only: a dry run of the bench without a GPU)
-        [--workers N]    (the warm pool's candidate workers; their checks overlap, timing takes the GPU alone)
+        [--workers N[,M...]]  (the warm pool's candidate workers; their checks overlap, timing takes the GPU
+                         alone. Each further count adds a steady-state pass with it, against the same cold path)
         [--data-plane gpu|files]  (triton-cuda's transport between the workers, to compare the two in one call)
 
 The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
@@ -87,8 +88,13 @@ def cold(tasks_json: str, chosen: list[tuple[str, str]], device: str) -> tuple[f
     started = time.perf_counter()
     results = []
     for task, path in chosen:
-        done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task, path,
-                               device], capture_output=True, text=True, check=False, env=env)
+        # Each candidate compiles: a fresh Triton cache, as a new candidate's code never is in one, and as
+        # each pass of the warm pool starts its workers' caches empty. A cache shared across the cold
+        # processes (~/.triton, kept across calls on one machine) would skip the compiles of code it has seen.
+        with tempfile.TemporaryDirectory(prefix="cold-triton-cache-") as cache:
+            done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task,
+                                   path, device], capture_output=True, text=True, check=False,
+                                  env={**env, "TRITON_CACHE_DIR": cache})
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
         results.append(json.loads(lines[-1]) if lines else {"task": task, "code": path, "verdict": "crash",
                                                              "detail": done.stderr[-200:]})
@@ -122,15 +128,33 @@ PER_CANDIDATE = [("phase_seconds", "worker_wait"), ("phase_seconds", "prepare_wa
 
 
 def per_candidate(chosen: list[tuple[str, str]], results: list[dict]) -> list[str]:
-    """Each candidate's phases (seconds): where one slow candidate's time went. `turns`: the compiles during
-    which its child handed the GPU back."""
-    head = [name for _, name in PER_CANDIDATE] + ["turns"]
+    """Each candidate's phases (seconds): where one slow candidate's time went. `start` and `end`: when the
+    batch started and finished judging it, in seconds since judging began (the pool's timeline). `turns`: the
+    compiles during which its child handed the GPU back."""
+    head = ["start", "end"] + [name for _, name in PER_CANDIDATE] + ["turns"]
     lines = ["| task | candidate | " + " | ".join(head) + " |", "|---|---|" + "---:|" * len(head)]
     for (task, path), result in zip(chosen, results):
-        cells = [f"{float((result.get(key) or {}).get(name, 0.0)):.2f}" for key, name in PER_CANDIDATE]
+        start = result.get("started_s")
+        cells = ([f"{start:.2f}", f"{start + result.get('host_seconds', 0.0):.2f}"] if start is not None
+                 else ["", ""])
+        cells += [f"{float((result.get(key) or {}).get(name, 0.0)):.2f}" for key, name in PER_CANDIDATE]
         cells.append(str(result.get("compiles_off_gpu", "")))
         lines.append(f"| {task} | {os.path.basename(path)} | " + " | ".join(cells) + " |")
     return lines + [""]
+
+
+def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> list[str]:
+    """The further steady-state passes (--workers N,M...), each against the same cold path."""
+    lines = []
+    for variant in measured.get("variants", []):
+        results, seconds = variant["steady"], variant["steady_s"]
+        start = results[0].get("batch_start_seconds") if results else None
+        lines.append(f"steady state with {variant['workers'] or 'the automatic count of'} workers: {seconds:.1f} s, "
+                     f"{60.0 * n / seconds:.1f} candidates/min, {cold_s / seconds:.2f}x the cold path"
+                     + (f" ({start:.1f} s of it starting the workers)" if start is not None else "")
+                     + f"; same verdicts as the steady state above: "
+                     f"{sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}")
+    return lines
 
 
 def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[str, bool]:
@@ -166,6 +190,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                 f"{cold_s / (steady_s - steady[0]['batch_start_seconds']):.2f}x the cold path (a run that starts its pool "
                 "once approaches this)"]
                if steady and "batch_start_seconds" in steady[0] and steady_s > steady[0]["batch_start_seconds"] else []),
+             *variant_lines(measured, steady, cold_s, n),
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",
@@ -184,8 +209,9 @@ def main() -> int:
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--only", choices=["warm", "cold"], default=None, help="measure one path (with --save)")
     parser.add_argument("--save", default="", help="write what was measured as JSON")
-    parser.add_argument("--workers", type=int, default=0,
-                        help="candidate workers of the warm pool (0: the executor's automatic count, worker_count.hpp)")
+    parser.add_argument("--workers", default="0",
+                        help="candidate workers of the warm pool (0: the executor's automatic count, worker_count.hpp); "
+                             "N,M,...: a steady-state pass with each count, the first pass with the first")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
@@ -205,7 +231,11 @@ def main() -> int:
         tasks = {t["id"]: t for t in json.load(open(args.tasks_json))}
         chosen = candidates(tasks)
         device = args.device
-        measured = {"workers": args.workers, "data_plane": args.data_plane or "default"}
+        try:
+            worker_counts = [int(count) for count in args.workers.split(",")]
+        except ValueError:
+            parser.error(f"--workers: expected counts separated by commas, got '{args.workers}'")
+        measured = {"workers": worker_counts[0], "data_plane": args.data_plane or "default"}
 
         def save() -> None:  # after each pass: a bench stopped at a time limit keeps what it measured
             if args.save:
@@ -216,15 +246,23 @@ def main() -> int:
         if args.only in (None, "warm"):
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
                 batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, args.workers, args.data_plane)
+            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, worker_counts[0],
+                                                          args.data_plane)
             measured["first"] = aligned(chosen, measured["first"])
             print(f"warm pool, first pass: {sum(r['verdict'] != 'no_result' for r in measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
             save()
-            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, args.workers, args.data_plane)
+            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, worker_counts[0],
+                                                            args.data_plane)
             measured["steady"] = aligned(chosen, measured["steady"])
             print(f"warm pool, steady state: {sum(r['verdict'] != 'no_result' for r in measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
                   flush=True)
             save()
+            for count in worker_counts[1:]:
+                seconds, results = warm(args.tritongym, batch.name, device, count, args.data_plane)
+                measured.setdefault("variants", []).append({"workers": count, "steady_s": seconds,
+                                                            "steady": aligned(chosen, results)})
+                print(f"warm pool, steady state with {count} workers: {seconds:.1f} s", flush=True)
+                save()
         if args.only in (None, "cold"):
             measured["cold_s"], measured["cold"] = cold(args.tasks_json, chosen, device)
             print(f"cold process per candidate: {len(measured['cold'])} verdicts in {measured['cold_s']:.1f} s",

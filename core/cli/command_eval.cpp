@@ -135,6 +135,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     TaskSpec task;
     std::optional<Result<EvaluationResult>> result;
     double host_seconds = 0.0;
+    double started_s = 0.0;  // when it was started, in seconds since judging began
   };
   std::vector<Item> items;  // every line is read and checked before anything is judged
   std::string line;
@@ -166,6 +167,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
   std::cerr << "batch: " << items.size() << " candidates, " << std::min(slots, items.size())
             << " at once; the executor started in " << std::fixed << std::setprecision(2) << start_seconds
             << " s (since the process did)" << std::endl;
+  const auto judging_started = std::chrono::steady_clock::now();
   std::mutex mutex;
   std::condition_variable done;
   size_t next = 0, printed = 0;
@@ -180,6 +182,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       }
       Item& item = items[index];
       auto started = std::chrono::steady_clock::now();
+      item.started_s = std::chrono::duration<double>(started - judging_started).count();
       Result<EvaluationResult> result = Status(StatusCode::internal, "not judged");
       try {
         result = judge(context, registry, executor, item.task, item.code, stage, seeds, timeout_s);
@@ -223,6 +226,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       out["task"] = item.task_id;
       out["code"] = item.path;
       out["host_seconds"] = item.host_seconds;
+      out["started_s"] = item.started_s;
       std::cout << boost::json::serialize(out) << std::endl;
     }
   } catch (const std::exception& error) {  // said, and the running evaluations finish before the batch ends

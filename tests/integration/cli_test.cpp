@@ -304,6 +304,10 @@ TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
   EXPECT_EQ(lines[1].at("verdict"), "wrong_answer");
   EXPECT_EQ(lines[1].at("task"), "standard/vector-add");
   EXPECT_GT(lines[0].at("host_seconds").as_double(), 0.0);
+  // When each was started, since judging began: in the file's order, the first at once.
+  EXPECT_GE(lines[0].at("started_s").as_double(), 0.0);
+  EXPECT_LT(lines[0].at("started_s").as_double(), 1.0);
+  EXPECT_GE(lines[1].at("started_s").as_double(), lines[0].at("started_s").as_double());
   for (const auto& line : lines) {  // the record's phases, copied out of it; the record itself left out
     EXPECT_TRUE(line.contains("phase_seconds") && line.at("phase_seconds").is_object()) << boost::json::serialize(line);
     EXPECT_FALSE(line.contains("executor"));
