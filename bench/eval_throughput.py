@@ -4,8 +4,9 @@ least 5x more candidates per minute through the warm pool, with identical verdic
 
     python bench/eval_throughput.py --tritongym build/bin/tritongym --tasks-json tasks.json [--out FILE.md]
         [--device cpu]   (the interpreter on both paths, checking only: a dry run of the bench without a GPU)
-        [--workers N[,M...]]  (the warm pool's candidate workers; their checks overlap, timing takes the GPU
-                         alone. Each further count adds a steady-state pass with it, against the same cold path)
+        [--workers N]    (the warm pool's candidate workers; their checks overlap, timing takes the GPU alone)
+        [--variant JSON ...]  (a further steady-state pass with this executor config on top, e.g.
+                         '{"suspend_checks": false}' or '{"workers": 6}': compared against the same cold path)
         [--data-plane gpu|files]  (triton-cuda's transport between the workers, to compare the two in one call)
 
 The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
@@ -50,14 +51,15 @@ def candidates(tasks: dict) -> list[tuple[str, str]]:
     return chosen
 
 
-def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str = "") -> tuple[float, list[dict]]:
+def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str = "",
+         extra: dict | None = None) -> tuple[float, list[dict]]:
     executor, stage = (("tritongym.executor.triton-cuda", "benchmark") if device == "cuda"
                        else ("tritongym.executor.triton-interpreter", "test"))
     started = time.perf_counter()
     # 0.1 s of timing per shape, as the cold harness's do_bench(rep=100 ms): like for like. `workers` candidate
     # workers judge candidates at once: their checks overlap, and each is timed with the GPU to itself.
     config = json.dumps({"timing_seconds": 0.1, **({"workers": workers} if workers else {}),
-                         **({"data_plane": data_plane} if data_plane and device == "cuda" else {})})
+                         **({"data_plane": data_plane} if data_plane and device == "cuda" else {}), **(extra or {})})
     done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", stage,
                            "--seeds", "1", "--executor", executor, "--executor-config", config],
                           capture_output=True, text=True, check=False)
@@ -144,12 +146,12 @@ def per_candidate(chosen: list[tuple[str, str]], results: list[dict]) -> list[st
 
 
 def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> list[str]:
-    """The further steady-state passes (--workers N,M...), each against the same cold path."""
+    """The further steady-state passes (--variant), each against the same cold path."""
     lines = []
     for variant in measured.get("variants", []):
         results, seconds = variant["steady"], variant["steady_s"]
         start = results[0].get("batch_start_seconds") if results else None
-        lines.append(f"steady state with {variant['workers'] or 'the automatic count of'} workers: {seconds:.1f} s, "
+        lines.append(f"steady state with {json.dumps(variant['config'])}: {seconds:.1f} s, "
                      f"{60.0 * n / seconds:.1f} candidates/min, {cold_s / seconds:.2f}x the cold path"
                      + (f" ({start:.1f} s of it starting the workers)" if start is not None else "")
                      + f"; same verdicts as the steady state above: "
@@ -209,9 +211,10 @@ def main() -> int:
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--only", choices=["warm", "cold"], default=None, help="measure one path (with --save)")
     parser.add_argument("--save", default="", help="write what was measured as JSON")
-    parser.add_argument("--workers", default="0",
-                        help="candidate workers of the warm pool (0: the executor's automatic count, worker_count.hpp); "
-                             "N,M,...: a steady-state pass with each count, the first pass with the first")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="candidate workers of the warm pool (0: the executor's automatic count, worker_count.hpp)")
+    parser.add_argument("--variant", action="append", default=[], metavar="JSON",
+                        help="a further steady-state pass with this executor config on top (repeatable)")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
@@ -232,10 +235,12 @@ def main() -> int:
         chosen = candidates(tasks)
         device = args.device
         try:
-            worker_counts = [int(count) for count in args.workers.split(",")]
-        except ValueError:
-            parser.error(f"--workers: expected counts separated by commas, got '{args.workers}'")
-        measured = {"workers": worker_counts[0], "data_plane": args.data_plane or "default"}
+            variants = [json.loads(text) for text in args.variant]
+        except json.JSONDecodeError as error:
+            parser.error(f"--variant: not JSON ({error})")
+        if not all(isinstance(variant, dict) for variant in variants):
+            parser.error("--variant: each must be a JSON object of executor config keys")
+        measured = {"workers": args.workers, "data_plane": args.data_plane or "default"}
 
         def save() -> None:  # after each pass: a bench stopped at a time limit keeps what it measured
             if args.save:
@@ -246,22 +251,22 @@ def main() -> int:
         if args.only in (None, "warm"):
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
                 batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, worker_counts[0],
+            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, args.workers,
                                                           args.data_plane)
             measured["first"] = aligned(chosen, measured["first"])
             print(f"warm pool, first pass: {sum(r['verdict'] != 'no_result' for r in measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
             save()
-            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, worker_counts[0],
+            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, args.workers,
                                                             args.data_plane)
             measured["steady"] = aligned(chosen, measured["steady"])
             print(f"warm pool, steady state: {sum(r['verdict'] != 'no_result' for r in measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
                   flush=True)
             save()
-            for count in worker_counts[1:]:
-                seconds, results = warm(args.tritongym, batch.name, device, count, args.data_plane)
-                measured.setdefault("variants", []).append({"workers": count, "steady_s": seconds,
+            for variant in variants:
+                seconds, results = warm(args.tritongym, batch.name, device, args.workers, args.data_plane, variant)
+                measured.setdefault("variants", []).append({"config": variant, "steady_s": seconds,
                                                             "steady": aligned(chosen, results)})
-                print(f"warm pool, steady state with {count} workers: {seconds:.1f} s", flush=True)
+                print(f"warm pool, steady state with {json.dumps(variant)}: {seconds:.1f} s", flush=True)
                 save()
         if args.only in (None, "cold"):
             measured["cold_s"], measured["cold"] = cold(args.tasks_json, chosen, device)

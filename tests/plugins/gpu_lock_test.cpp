@@ -3,6 +3,7 @@
 // back while Triton compiles) rely on the last two.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -151,6 +152,141 @@ TEST(GpuLock, AShareHeldAlreadyIsKeptWhenTheReferenceWorkerIsFree) {
   auto held = lock_with_share(share, reference, waited);
   EXPECT_TRUE(share.owns_lock());
   EXPECT_TRUE(held.owns_lock());
+}
+
+// A checking child whose share is suspendable: suspend() and resume() as a timing calls them.
+struct Child {
+  Events& events;
+  std::string name;
+  bool can_be_held = true;
+  std::atomic<int> held{0};
+  GpuLock::Suspendable how() {
+    return {[this] {
+              if (!can_be_held) return false;
+              ++held;
+              events.add(name + " held");
+              return true;
+            },
+            [this] {
+              --held;
+              events.add(name + " let go");
+            }};
+  }
+};
+
+TEST(GpuLock, ATimingSuspendsACheckingChildInsteadOfWaitingForItsChecks) {
+  GpuLock gpu;
+  Events events;
+  Child child{events, "child"};
+  std::shared_lock checking(gpu);
+  int token = gpu.mark_suspendable(child.how());
+  {
+    std::unique_lock alone(gpu);  // would wait for the check to end; the child is held instead
+    events.add("timed");
+    EXPECT_EQ(child.held, 1);
+  }
+  EXPECT_EQ(child.held, 0);
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "timed", "child let go"}));
+  gpu.unmark_suspendable(token);
+  checking.unlock();
+}
+
+TEST(GpuLock, AShareThatCannotBeSuspendedIsWaitedFor) {
+  GpuLock gpu;
+  Events events;
+  Child attached{events, "attached"};
+  attached.can_be_held = false;  // the driver refuses (CUPTI attached) or the work outlasts the timeout
+  Child plain{events, "plain"};
+  std::shared_lock refused_share(gpu);
+  int refused = gpu.mark_suspendable(attached.how());
+  std::shared_lock plain_share(gpu);
+  int token = gpu.mark_suspendable(plain.how());
+  std::shared_lock reference(gpu);  // unmarked: the reference worker's
+  std::thread timing([&] {
+    std::unique_lock alone(gpu);
+    events.add("timed");
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"plain held"}));  // still waits for the other two
+  reference.unlock();
+  gpu.unmark_suspendable(refused);
+  refused_share.unlock();
+  timing.join();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"plain held", "timed", "plain let go"}));
+  gpu.unmark_suspendable(token);
+  plain_share.unlock();
+}
+
+TEST(GpuLock, AShareMarkedWhileATimingWaitsIsSuspendedThen) {
+  GpuLock gpu;
+  Events events;
+  Child child{events, "child"};
+  std::shared_lock checking(gpu);
+  std::thread timing([&] {
+    std::unique_lock alone(gpu);
+    events.add("timed");
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(events.all().empty());  // unmarked: waited for
+  int token = gpu.mark_suspendable(child.how());  // the child said who it is (gpu_wanted)
+  timing.join();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "timed", "child let go"}));
+  gpu.unmark_suspendable(token);
+  checking.unlock();
+}
+
+TEST(GpuLock, AChildReleasingItsShareWhileSuspendedIsStillLetGoOnceByTheTiming) {
+  GpuLock gpu;
+  Events events;
+  Child child{events, "child"};
+  std::shared_lock checking(gpu);
+  int token = gpu.mark_suspendable(child.how());
+  std::unique_lock alone(gpu);  // suspended it
+  std::thread child_thread([&] {
+    gpu.unmark_suspendable(token);  // it said "idle" (no CUDA call needed for that)
+    checking.unlock();
+    std::shared_lock again(gpu);  // "wanted": waits for the timing
+    events.add("child checks again");
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(child.held, 1);
+  alone.unlock();
+  child_thread.join();
+  EXPECT_EQ(child.held, 0);
+  auto said = events.all();
+  ASSERT_EQ(said.size(), 3u);
+  EXPECT_EQ(said[0], "child held");
+  EXPECT_EQ(std::count(said.begin(), said.end(), "child let go"), 1);
+}
+
+TEST(GpuLock, EachTimingSuspendsTheChildAfreshAndTheNextOneToo) {
+  GpuLock gpu;
+  Events events;
+  Child child{events, "child"};
+  std::shared_lock checking(gpu);
+  int token = gpu.mark_suspendable(child.how());
+  for (int i = 0; i < 2; ++i) {
+    std::unique_lock alone(gpu);
+    EXPECT_EQ(child.held, 1);
+  }
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "child let go", "child held", "child let go"}));
+  gpu.unmark_suspendable(token);
+  checking.unlock();
+}
+
+TEST(GpuLock, AfterItsTimedCallsATimingResumesTheChildrenItSuspended) {
+  GpuLock gpu;
+  Events events;
+  Child child{events, "child"};
+  std::shared_lock checking(gpu);
+  int token = gpu.mark_suspendable(child.how());
+  gpu.lock();
+  EXPECT_EQ(child.held, 1);
+  gpu.unlock_and_lock_shared();  // its determinism check shares the GPU with the checks again
+  EXPECT_EQ(child.held, 0);
+  gpu.unlock_shared();
+  gpu.unmark_suspendable(token);
+  checking.unlock();
 }
 
 }  // namespace

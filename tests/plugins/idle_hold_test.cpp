@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "idle_hold.hpp"
+#include "process_holds.hpp"
 
 namespace tritongym::triton_executor {
 namespace {
@@ -16,8 +17,8 @@ struct StandIn {
   double lock_seconds = 0.0002;
   Status lock_status;
   std::vector<std::string> calls;
-  IdleHold::Driver driver() {
-    IdleHold::Driver out;
+  ProcessHolds::Driver driver() {
+    ProcessHolds::Driver out;
     out.lock = [this](int pid, double timeout_s, double* seconds) {
       calls.push_back("lock " + std::to_string(pid) + " within " + std::to_string(static_cast<int>(timeout_s)));
       *seconds = lock_seconds;
@@ -33,7 +34,8 @@ struct StandIn {
 
 TEST(IdleHoldTest, AnHonestChildIsHeldUntilItHasItsShareAgain) {
   StandIn driver;
-  IdleHold idle(driver.driver());
+  ProcessHolds holds(driver.driver());
+  IdleHold idle(holds);
   EXPECT_TRUE(idle.hold(4242, 60));
   idle.release();
   idle.release();  // once let go, not again
@@ -48,7 +50,8 @@ TEST(IdleHoldTest, AnHonestChildIsHeldUntilItHasItsShareAgain) {
 TEST(IdleHoldTest, WorkLeftRunningIsWaitedForAndFlagged) {
   StandIn driver;
   driver.lock_seconds = 0.4;  // the lock waited for the child's kernels
-  IdleHold idle(driver.driver());
+  ProcessHolds holds(driver.driver());
+  IdleHold idle(holds);
   EXPECT_TRUE(idle.hold(7, 60));  // the share may go: the work has finished, and the child is held
   ASSERT_EQ(idle.flags().size(), 1u);
   EXPECT_NE(idle.flags()[0].find("said it was idle with GPU work still running (400 ms"), std::string::npos)
@@ -60,7 +63,8 @@ TEST(IdleHoldTest, WorkStillRunningAtTheTimeoutKeepsTheShare) {
   StandIn driver;
   driver.lock_seconds = 5.0;
   driver.lock_status = Status(StatusCode::deadline_exceeded, "still running");
-  IdleHold idle(driver.driver());
+  ProcessHolds holds(driver.driver());
+  IdleHold idle(holds);
   EXPECT_FALSE(idle.hold(7, 5));
   ASSERT_EQ(idle.flags().size(), 1u);
   EXPECT_NE(idle.flags()[0].find("more than 5000 ms"), std::string::npos) << idle.flags()[0];
@@ -73,7 +77,8 @@ TEST(IdleHoldTest, AHoldTheDriverRefusesLeavesTheWordTrustedAndSaysSo) {
   StandIn driver;
   driver.lock_seconds = 0.4;  // slow to refuse: not a sign of the child's work
   driver.lock_status = Status(StatusCode::internal, "cuCheckpointProcessLock of process 7 failed with CUresult 801");
-  IdleHold idle(driver.driver());
+  ProcessHolds holds(driver.driver());
+  IdleHold idle(holds);
   EXPECT_TRUE(idle.hold(7, 60));
   EXPECT_TRUE(idle.flags().empty());
   auto record = idle.record();
@@ -83,14 +88,16 @@ TEST(IdleHoldTest, AHoldTheDriverRefusesLeavesTheWordTrustedAndSaysSo) {
 }
 
 TEST(IdleHoldTest, WithoutADriverOrAPidNothingIsHeld) {
-  IdleHold::Driver none;
+  ProcessHolds::Driver none;
   none.unavailable = "libcuda.so.1 cannot be loaded";
-  IdleHold without_driver(none);
+  ProcessHolds without_driver_holds(none);
+  IdleHold without_driver(without_driver_holds);
   EXPECT_TRUE(without_driver.hold(7, 60));
   EXPECT_EQ(std::string(without_driver.record().at("error").as_string()), "libcuda.so.1 cannot be loaded");
 
   StandIn driver;
-  IdleHold without_pid(driver.driver());
+  ProcessHolds without_pid_holds(driver.driver());
+  IdleHold without_pid(without_pid_holds);
   EXPECT_TRUE(without_pid.hold(0, 60));
   EXPECT_TRUE(driver.calls.empty());
   EXPECT_FALSE(without_pid.record().at("enforced").as_bool());
@@ -99,7 +106,8 @@ TEST(IdleHoldTest, WithoutADriverOrAPidNothingIsHeld) {
 TEST(IdleHoldTest, AHeldChildIsLetGoWhenTheHoldEnds) {
   StandIn driver;
   {
-    IdleHold idle(driver.driver());
+    ProcessHolds holds(driver.driver());
+    IdleHold idle(holds);
     EXPECT_TRUE(idle.hold(99, 60));
     EXPECT_TRUE(idle.hold(99, 60));  // "idle" twice: let go and held again, never held twice
   }
@@ -107,9 +115,21 @@ TEST(IdleHoldTest, AHeldChildIsLetGoWhenTheHoldEnds) {
             (std::vector<std::string>{"lock 99 within 60", "unlock 99", "lock 99 within 60", "unlock 99"}));
 }
 
-TEST(IdleHoldTest, TheRealDriverIsEitherThereOrSaysWhyNot) {
-  IdleHold::Driver real = IdleHold::cuda();
-  EXPECT_NE(static_cast<bool>(real.lock), !real.unavailable.empty()) << real.unavailable;
+TEST(IdleHoldTest, AChildATimingHoldsAlreadyIsHeldAtOnceAndLetGoOnlyWhenBothHaveLetGo) {
+  StandIn driver;
+  driver.lock_seconds = 0.4;  // the timing's hold waited for the child's checks' kernels: not the idle hold's
+  ProcessHolds holds(driver.driver());
+  double seconds = 0.0;
+  ASSERT_TRUE(holds.hold(5, 1, &seconds).is_ok());  // a timing suspended the child while it checked
+  {
+    IdleHold idle(holds);
+    EXPECT_TRUE(idle.hold(5, 60));  // then it said "idle"
+    EXPECT_TRUE(idle.flags().empty());
+    EXPECT_EQ(holds.holders(5), 2);
+    ASSERT_TRUE(holds.release(5).is_ok());  // the timing ended: still held, for the idle hold
+    EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 5 within 1"}));
+  }
+  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 5 within 1", "unlock 5"}));
 }
 
 }  // namespace

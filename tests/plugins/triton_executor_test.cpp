@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "episode/episode.hpp"
 #include "episode/episode_runner.hpp"
@@ -361,6 +364,34 @@ TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) 
     EXPECT_EQ(turns.at("holds").to_number<int64_t>(), compiles->to_number<int64_t>()) << boost::json::serialize(turns);
   }
   EXPECT_LT(turns.at("longest_hold_s").to_number<double>(), 0.1) << boost::json::serialize(turns);
+}
+
+// A timing need not wait for the checks of the evaluation beside it: it holds that child through the driver
+// (gpu_lock.hpp, CheckSuspension) and lets it go when its timed calls are done. slow_checks.py waits 0.6 s on
+// the host in each of its 4 checks, holding its share; without the suspension, correct.py's timing would wait
+// for those checks to end.
+TEST_F(TritonExecutorTest, ATimingSuspendsTheChecksBesideItInsteadOfWaitingForThem) {
+  if (!kCuda) GTEST_SKIP() << "suspending a checking child needs triton-cuda";
+  std::optional<EvaluationResult> slow;
+  std::thread beside([&] { slow = evaluate("slow_checks", EvaluationStage::benchmark, 300); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // slow_checks.py has compiled, and checks
+  EvaluationResult timed = evaluate("correct", EvaluationStage::benchmark, 300);
+  beside.join();
+  ASSERT_TRUE(slow.has_value());
+  EXPECT_VERDICT(timed, Verdict::passed);
+  EXPECT_VERDICT(*slow, Verdict::passed);
+  EXPECT_TRUE(slow->flags.empty()) << slow->message;
+  auto slow_record = boost::json::parse(slow->record_json).as_object();
+  const auto& turns = slow_record.at("turns").as_object();
+  if (turns.contains("error") && !turns.at("enforced").as_bool())
+    GTEST_SKIP() << "the driver cannot hold processes here: " << boost::json::serialize(turns);
+  EXPECT_GE(turns.at("suspensions").to_number<int64_t>(), 1) << boost::json::serialize(turns);
+  EXPECT_GT(turns.at("suspended_s").to_number<double>(), 0.0) << boost::json::serialize(turns);
+  auto timed_record = boost::json::parse(timed.record_json).as_object();
+  const auto& phases = timed_record.at("phase_seconds").as_object();
+  // Waiting for slow_checks.py's checks to end would have taken more than a second.
+  EXPECT_LT(phases.at("timing_wait").to_number<double>(), 0.5) << boost::json::serialize(phases) << "\n"
+                                                                  << boost::json::serialize(turns);
 }
 
 TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {

@@ -28,6 +28,9 @@ struct TritonExecutorConfig {
   int64_t timing_input_sets = 4;   // input sets the timed calls rotate over (each re-checked afterwards)
   double timing_seconds = 0.4;     // GPU time to spend per shape and timed function
   double speed_of_light_margin = 0.7;  // flag a result faster than this fraction of the floor
+  // A timing holds the children checking beside it on its GPU through the driver (their queued work done,
+  // their CUDA calls waiting) rather than waiting for their checks to end (gpu_lock.hpp).
+  bool suspend_checks = true;
   std::string cache_dir;           // baselines and ceilings; "" -> $XDG_CACHE_HOME/tritongym or ~/.cache/tritongym
 
   static constexpr auto fields() {
@@ -45,6 +48,7 @@ struct TritonExecutorConfig {
         field("timing_input_sets", &TritonExecutorConfig::timing_input_sets),
         field("timing_seconds", &TritonExecutorConfig::timing_seconds),
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),
+        field("suspend_checks", &TritonExecutorConfig::suspend_checks),
         field("cache_dir", &TritonExecutorConfig::cache_dir));
   }
 };

@@ -5,34 +5,21 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cuda_process_lock.hpp"
-
 namespace tritongym::triton_executor {
-
-IdleHold::Driver IdleHold::cuda() {
-  const CudaProcessLock& driver = CudaProcessLock::driver();
-  Driver out;
-  if (!driver.available()) {
-    out.unavailable = driver.why_unavailable();
-    return out;
-  }
-  out.lock = [&driver](int pid, double timeout_s, double* seconds) { return driver.lock(pid, timeout_s, seconds); };
-  out.unlock = [&driver](int pid) { return driver.unlock(pid); };
-  return out;
-}
 
 bool IdleHold::hold(int pid, double timeout_s) {
   if (pid <= 0) {
     if (error_.empty()) error_ = "the worker did not say which process is the child";
     return true;
   }
-  if (!driver_.unavailable.empty() || !driver_.lock) {
-    if (error_.empty()) error_ = driver_.unavailable.empty() ? "no driver to hold processes" : driver_.unavailable;
+  if (std::string why = holds_.unavailable(); !why.empty()) {
+    if (error_.empty()) error_ = why;
     return true;
   }
   release();  // one hold at a time: a second "idle" without "wanted" in between is out of turn anyway
   double seconds = 0.0;
-  Status locked = driver_.lock(pid, timeout_s, &seconds);
+  // A child a timing holds already (gpu_lock.hpp) gains this hold at once: its work had finished.
+  Status locked = holds_.hold(pid, timeout_s, &seconds);
   longest_s_ = std::max(longest_s_, seconds);
   const bool still_running = locked.code() == StatusCode::deadline_exceeded;
   // A refusal, however long it took, says nothing of the child's work.
@@ -50,20 +37,20 @@ bool IdleHold::hold(int pid, double timeout_s) {
     return true;
   }
   held_ = pid;
-  ++holds_;
+  ++count_;
   return true;
 }
 
 void IdleHold::release() {
   if (held_ == 0) return;
-  Status unlocked = driver_.unlock(held_);
+  Status unlocked = holds_.release(held_);
   // A child that has ended cannot be let go, and need not be.
   if (!unlocked && error_.empty() && ::kill(held_, 0) == 0) error_ = unlocked.message();
   held_ = 0;
 }
 
 boost::json::object IdleHold::record() const {
-  boost::json::object out{{"holds", holds_}, {"longest_hold_s", longest_s_}, {"enforced", error_.empty()}};
+  boost::json::object out{{"holds", count_}, {"longest_hold_s", longest_s_}, {"enforced", error_.empty()}};
   if (!error_.empty()) out["error"] = error_;
   return out;
 }

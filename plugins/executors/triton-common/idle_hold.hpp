@@ -1,5 +1,5 @@
 // A timed child's word "idle" (gpu_turns.py: it hands its share of the GPU back while Triton compiles), enforced
-// rather than trusted. Before the share is released the child is held through the driver (CudaProcessLock): that
+// rather than trusted. Before the share is released the child is held through the driver (ProcessHolds): that
 // waits for whatever GPU work it left running, and blocks its CUDA calls until it has its share again. A child
 // that said "idle" with its kernels still running is flagged: that work would have run during another
 // evaluation's timing and slowed it (docs/anti-cheat.md, "Turns on the GPU").
@@ -7,29 +7,20 @@
 
 #include <boost/json.hpp>
 
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "tritongym/sdk/status.hpp"
+#include "process_holds.hpp"
 
 namespace tritongym::triton_executor {
 
 class IdleHold {
  public:
-  // What holds a process: the CUDA driver's checkpoint lock, or a stand-in in tests.
-  struct Driver {
-    std::function<Status(int pid, double timeout_s, double* seconds)> lock;
-    std::function<Status(int pid)> unlock;
-    std::string unavailable;  // why processes cannot be held here; "" if they can
-  };
-  static Driver cuda();
-
   // A hold that waited this long found GPU work the child had left running: an honest child synchronises its
   // device before it says "idle", and then locks in well under a millisecond.
   static constexpr double kBusySeconds = 0.1;
 
-  explicit IdleHold(Driver driver) : driver_(std::move(driver)) {}
+  explicit IdleHold(ProcessHolds& holds) : holds_(holds) {}
   ~IdleHold() { release(); }
   IdleHold(const IdleHold&) = delete;
   IdleHold& operator=(const IdleHold&) = delete;
@@ -46,9 +37,9 @@ class IdleHold {
   boost::json::object record() const;
 
  private:
-  Driver driver_;
+  ProcessHolds& holds_;
   int held_ = 0;  // the pid held now, 0 if none
-  int holds_ = 0;
+  int count_ = 0;
   double longest_s_ = 0.0;
   std::string error_;
   std::vector<std::string> flags_;

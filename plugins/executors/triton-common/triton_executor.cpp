@@ -1,5 +1,6 @@
 #include "triton_executor.hpp"
 
+#include "check_suspension.hpp"
 #include "idle_hold.hpp"
 #include "worker_count.hpp"
 #include "worker_json.hpp"
@@ -49,7 +50,8 @@ std::optional<Verdict> parse_verdict(const std::string& name) {
 TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::string python,
                                std::string python_path, HostLog* log)
     : target_(target), config_(std::move(config)), python_(std::move(python)),
-      python_path_(std::move(python_path)), log_(log) {
+      python_path_(std::move(python_path)), log_(log),
+      process_holds_(target == Target::cuda ? ProcessHolds::cuda() : ProcessHolds::Driver{}) {
   // Whatever process hosts this executor holds secrets (API keys); candidates run as the same user.
   // Non-dumpable, its memory and /proc files are out of their reach.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -607,14 +609,18 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     // (gpu_turns.py): another evaluation's timing need not wait for a compile. The child's word is not
     // trusted to keep count: a share is released only if held, and taken only if not. Nor is its word "idle"
     // trusted: the child is held through the driver before its share is released (IdleHold), until it has
-    // its share again.
+    // its share again. Once the child is known (it names itself in these events), its share is suspendable:
+    // another evaluation's timing holds it rather than waits for its checks to end (CheckSuspension).
     double share_wait = 0.0;
-    IdleHold idle(cuda ? IdleHold::cuda() : IdleHold::Driver{});
+    IdleHold idle(process_holds_);
+    CheckSuspension checking(gpu_mutex(gpu), process_holds_, cuda && config_.suspend_checks);
     for (std::string event = reply ? text_of(*reply, "event") : "";
          event == "gpu_idle" || event == "gpu_wanted"; event = reply ? text_of(*reply, "event") : "") {
-      if (event == "gpu_idle" && gpu_shared.owns_lock() &&
-          idle.hold(static_cast<int>(number_of(*reply, "pid")), request.timeout_s))
-        gpu_shared.unlock();
+      const int pid = static_cast<int>(number_of(*reply, "pid"));
+      if (event == "gpu_idle" && gpu_shared.owns_lock()) {
+        checking.unmark();
+        if (idle.hold(pid, request.timeout_s)) gpu_shared.unlock();
+      }
       if (event == "gpu_wanted") {
         if (!gpu_shared.owns_lock()) {
           auto asked = std::chrono::steady_clock::now();
@@ -622,9 +628,11 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
           share_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
         }
         idle.release();
+        checking.mark(pid);
       }
       reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
     }
+    checking.unmark();  // checked: what comes next (CUPTI, the timed calls) is never suspended
     lap("candidate");
     phases["candidate"] = phases["candidate"].as_double() - share_wait;
     phases["candidate_share_wait"] = share_wait;
@@ -656,7 +664,11 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
                                {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
     if (target_ == Target::cuda) record["data_plane"] = plane.on() ? "gpu" : "files";
     if (!warnings.empty()) record["warnings"] = boost::json::value_from(warnings);
-    if (timed) record["turns"] = idle.record();
+    if (timed) {
+      boost::json::object turns = idle.record();
+      for (auto& [key, value] : checking.record()) turns[key] = value;
+      record["turns"] = std::move(turns);
+    }
     record["phase_seconds"] = phases;
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
     if (!reply) {

@@ -23,6 +23,7 @@
 
 #include "executor_config.hpp"
 #include "gpu_lock.hpp"
+#include "process_holds.hpp"
 #include "tritongym/sdk/context.hpp"
 #include "tritongym/sdk/executor.hpp"
 #include "worker.hpp"
@@ -161,6 +162,8 @@ class TritonExecutor final : public Executor {
   // worker's device 0.
   std::map<int64_t, GpuLock> gpu_mutexes_;
   GpuLock& gpu_mutex(int64_t gpu);
+  // Holds on the children's CUDA calls (triton-cuda): the idle hold's and the suspensions' (gpu_lock.hpp).
+  ProcessHolds process_holds_;
 
   mutable std::mutex pool_mutex_;
   // Mutable: availability() starts the candidate workers alongside the reference worker.
