@@ -174,12 +174,27 @@ struct Child {
   }
 };
 
-TEST(GpuLock, ATimingSuspendsACheckingChildInsteadOfWaitingForItsChecks) {
+// A child checking beside the timings of a test: its share held, and marked suspendable.
+class GpuLockSuspension : public ::testing::Test {
+ protected:
+  void start_checking() {
+    checking = std::shared_lock(gpu);
+    token = gpu.mark_suspendable(child.how());
+  }
+  void stop_checking() {
+    gpu.unmark_suspendable(token);
+    checking.unlock();
+  }
+
   GpuLock gpu;
   Events events;
   Child child{events, "child"};
-  std::shared_lock checking(gpu);
-  int token = gpu.mark_suspendable(child.how());
+  std::shared_lock<GpuLock> checking;
+  int token = 0;
+};
+
+TEST_F(GpuLockSuspension, ATimingSuspendsACheckingChildInsteadOfWaitingForItsChecks) {
+  start_checking();
   {
     std::unique_lock alone(gpu);  // would wait for the check to end; the child is held instead
     events.add("timed");
@@ -187,64 +202,49 @@ TEST(GpuLock, ATimingSuspendsACheckingChildInsteadOfWaitingForItsChecks) {
   }
   EXPECT_EQ(child.held, 0);
   EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "timed", "child let go"}));
-  gpu.unmark_suspendable(token);
-  checking.unlock();
+  stop_checking();
 }
 
-TEST(GpuLock, AShareThatCannotBeSuspendedIsWaitedFor) {
-  GpuLock gpu;
-  Events events;
+TEST_F(GpuLockSuspension, AShareThatCannotBeSuspendedIsWaitedFor) {
   Child attached{events, "attached"};
   attached.can_be_held = false;  // the driver refuses (CUPTI attached) or the work outlasts the timeout
-  Child plain{events, "plain"};
   std::shared_lock refused_share(gpu);
   int refused = gpu.mark_suspendable(attached.how());
-  std::shared_lock plain_share(gpu);
-  int token = gpu.mark_suspendable(plain.how());
+  start_checking();
   std::shared_lock reference(gpu);  // unmarked: the reference worker's
   std::thread timing([&] {
     std::unique_lock alone(gpu);
     events.add("timed");
   });
   std::this_thread::sleep_for(50ms);
-  EXPECT_EQ(events.all(), (std::vector<std::string>{"plain held"}));  // still waits for the other two
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"child held"}));  // still waits for the other two
   reference.unlock();
   gpu.unmark_suspendable(refused);
   refused_share.unlock();
   timing.join();
-  EXPECT_EQ(events.all(), (std::vector<std::string>{"plain held", "timed", "plain let go"}));
-  gpu.unmark_suspendable(token);
-  plain_share.unlock();
+  EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "timed", "child let go"}));
+  stop_checking();
 }
 
-TEST(GpuLock, AShareMarkedWhileATimingWaitsIsSuspendedThen) {
-  GpuLock gpu;
-  Events events;
-  Child child{events, "child"};
-  std::shared_lock checking(gpu);
+TEST_F(GpuLockSuspension, AShareMarkedWhileATimingWaitsIsSuspendedThen) {
+  checking = std::shared_lock(gpu);
   std::thread timing([&] {
     std::unique_lock alone(gpu);
     events.add("timed");
   });
   std::this_thread::sleep_for(50ms);
   EXPECT_TRUE(events.all().empty());  // unmarked: waited for
-  int token = gpu.mark_suspendable(child.how());  // the child said who it is (gpu_wanted)
+  token = gpu.mark_suspendable(child.how());  // the child said who it is (gpu_wanted)
   timing.join();
   EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "timed", "child let go"}));
-  gpu.unmark_suspendable(token);
-  checking.unlock();
+  stop_checking();
 }
 
-TEST(GpuLock, AChildReleasingItsShareWhileSuspendedIsStillLetGoOnceByTheTiming) {
-  GpuLock gpu;
-  Events events;
-  Child child{events, "child"};
-  std::shared_lock checking(gpu);
-  int token = gpu.mark_suspendable(child.how());
+TEST_F(GpuLockSuspension, AChildReleasingItsShareWhileSuspendedIsStillLetGoOnceByTheTiming) {
+  start_checking();
   std::unique_lock alone(gpu);  // suspended it
   std::thread child_thread([&] {
-    gpu.unmark_suspendable(token);  // it said "idle" (no CUDA call needed for that)
-    checking.unlock();
+    stop_checking();  // it said "idle" (no CUDA call needed for that)
     std::shared_lock again(gpu);  // "wanted": waits for the timing
     events.add("child checks again");
   });
@@ -259,34 +259,24 @@ TEST(GpuLock, AChildReleasingItsShareWhileSuspendedIsStillLetGoOnceByTheTiming) 
   EXPECT_EQ(std::count(said.begin(), said.end(), "child let go"), 1);
 }
 
-TEST(GpuLock, EachTimingSuspendsTheChildAfreshAndTheNextOneToo) {
-  GpuLock gpu;
-  Events events;
-  Child child{events, "child"};
-  std::shared_lock checking(gpu);
-  int token = gpu.mark_suspendable(child.how());
+TEST_F(GpuLockSuspension, EachTimingSuspendsTheChildAfresh) {
+  start_checking();
   for (int i = 0; i < 2; ++i) {
     std::unique_lock alone(gpu);
     EXPECT_EQ(child.held, 1);
   }
   EXPECT_EQ(events.all(), (std::vector<std::string>{"child held", "child let go", "child held", "child let go"}));
-  gpu.unmark_suspendable(token);
-  checking.unlock();
+  stop_checking();
 }
 
-TEST(GpuLock, AfterItsTimedCallsATimingResumesTheChildrenItSuspended) {
-  GpuLock gpu;
-  Events events;
-  Child child{events, "child"};
-  std::shared_lock checking(gpu);
-  int token = gpu.mark_suspendable(child.how());
+TEST_F(GpuLockSuspension, AfterItsTimedCallsATimingResumesTheChildrenItSuspended) {
+  start_checking();
   gpu.lock();
   EXPECT_EQ(child.held, 1);
   gpu.unlock_and_lock_shared();  // its determinism check shares the GPU with the checks again
   EXPECT_EQ(child.held, 0);
   gpu.unlock_shared();
-  gpu.unmark_suspendable(token);
-  checking.unlock();
+  stop_checking();
 }
 
 }  // namespace
