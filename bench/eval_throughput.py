@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -42,6 +43,19 @@ ORACLE_TASKS = ["standard/vector-add", "standard/softmax", "standard/rmsnorm", "
                 "standard/leaky-relu-scale", "standard/layernorm", "standard/swiglu", "standard/cumsum",
                 "standard/transpose-2d", "standard/mse-loss-grad", "standard/l2-normalize-rows",
                 "standard/logsumexp", "standard/argmax-rows"]
+
+
+def torch_bytecode() -> str:
+    """Whether torch's modules have bytecode for this Python. Without it every process compiles them from source
+    (3.5 s an import on the GPU machine, against 1.7 to 2.0 s with it): both paths start Python processes, the
+    cold path one per candidate, so the ratio depends on it. A pip install leaves the bytecode in place."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return "no torch"
+    cache = os.path.join(os.path.dirname(spec.origin), "__pycache__")
+    tag = sys.implementation.cache_tag
+    present = os.path.isdir(cache) and any(name.endswith(f".{tag}.pyc") for name in os.listdir(cache))
+    return "present" if present else "absent (each process compiles torch's modules from source)"
 
 
 def candidates(tasks: dict) -> list[tuple[str, str]]:
@@ -177,7 +191,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                     f"{w.get('host_seconds', 0):.2f} | {c.get('seconds', 0):.2f} | {'yes' if agree else 'NO'} |")
     per_min = lambda seconds: 60.0 * n / seconds  # noqa: E731
     lines = [f"candidates: {n}, device: {device}, warm-pool workers: {measured.get('workers') or 'automatic (the executor decides)'}, "
-             f"data plane: {measured.get('data_plane', 'default')}"
+             f"data plane: {measured.get('data_plane', 'default')}, torch bytecode: {measured.get('torch_bytecode', 'not recorded')}"
              + (" (the interpreter: checking only, nothing timed)" if device == "cpu" else ""), "",
              "| path | wall s | candidates/min |", "|---|---|---|",
              f"| warm pool, first pass (from cold: worker start{', ceilings, baselines with torch.compile' if device == 'cuda' else ''}) | {first_s:.1f} | {per_min(first_s):.1f} |",
@@ -240,7 +254,8 @@ def main() -> int:
             parser.error(f"--variant: not JSON ({error})")
         if not all(isinstance(variant, dict) for variant in variants):
             parser.error("--variant: each must be a JSON object of executor config keys")
-        measured = {"workers": args.workers, "data_plane": args.data_plane or "default"}
+        measured = {"workers": args.workers, "data_plane": args.data_plane or "default",
+                    "torch_bytecode": torch_bytecode()}
 
         def save() -> None:  # after each pass: a bench stopped at a time limit keeps what it measured
             if args.save:
