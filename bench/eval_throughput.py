@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from gpu_utilisation import GpuUtilisation
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # Verdicts both harnesses can give. The warm pool also gives timeout, crash, oom and flagged, which a
 # cold harness cannot tell apart; those fixtures are left out so the comparison is like for like.
@@ -43,6 +45,11 @@ ORACLE_TASKS = ["standard/vector-add", "standard/softmax", "standard/rmsnorm", "
                 "standard/leaky-relu-scale", "standard/layernorm", "standard/swiglu", "standard/cumsum",
                 "standard/transpose-2d", "standard/mse-loss-grad", "standard/l2-normalize-rows",
                 "standard/logsumexp", "standard/argmax-rows"]
+
+
+def ended() -> str:
+    """When a pass ended (UTC), for lining its window up with samples taken beside the bench (nvidia-smi)."""
+    return time.strftime(", ended %Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def torch_bytecode() -> str:
@@ -159,6 +166,14 @@ def per_candidate(chosen: list[tuple[str, str]], results: list[dict]) -> list[st
     return lines + [""]
 
 
+def utilisation_lines(measured: dict) -> list[str]:
+    """Each pass's mean GPU utilisation (nvidia-smi, 100 ms samples), where it was sampled."""
+    windows = measured.get("gpu_utilisation") or {}
+    said = [f"{name} {window['mean_pct']:.0f}% ({window['samples']} samples)" for name, window in windows.items()
+            if window]
+    return [f"GPU utilisation (nvidia-smi's utilization.gpu, sampled every 100 ms): {', '.join(said)}"] if said else []
+
+
 def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> list[str]:
     """The further steady-state passes (--variant), each against the same cold path."""
     lines = []
@@ -207,6 +222,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                 "once approaches this)"]
                if steady and "batch_start_seconds" in steady[0] and steady_s > steady[0]["batch_start_seconds"] else []),
              *variant_lines(measured, steady, cold_s, n),
+             *utilisation_lines(measured),
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",
@@ -262,31 +278,45 @@ def main() -> int:
                 with open(args.save, "w") as handle:
                     json.dump({"path": args.only or "both", "device": device, "chosen": chosen, **measured}, handle)
 
+        # Where there is a GPU, its utilisation is sampled beside the bench, and each pass says how busy it kept it.
+        sampler = GpuUtilisation() if device == "cuda" else None
+
+        def sampled(name: str, measure):
+            started = time.time()
+            out = measure()
+            if sampler is not None:
+                measured.setdefault("gpu_utilisation", {})[name] = sampler.window(started, time.time())
+            return out
+
         # Each phase says when it ends, so that a bench stopped at a time limit still tells how far it got.
-        if args.only in (None, "warm"):
-            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
-                batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-            measured["first_s"], measured["first"] = warm(args.tritongym, batch.name, device, args.workers,
-                                                          args.data_plane)
-            measured["first"] = aligned(chosen, measured["first"])
-            print(f"warm pool, first pass: {sum(r['verdict'] != 'no_result' for r in measured['first'])} verdicts in {measured['first_s']:.1f} s", flush=True)
-            save()
-            measured["steady_s"], measured["steady"] = warm(args.tritongym, batch.name, device, args.workers,
-                                                            args.data_plane)
-            measured["steady"] = aligned(chosen, measured["steady"])
-            print(f"warm pool, steady state: {sum(r['verdict'] != 'no_result' for r in measured['steady'])} verdicts in {measured['steady_s']:.1f} s",
-                  flush=True)
-            save()
-            for variant in variants:
-                seconds, results = warm(args.tritongym, batch.name, device, args.workers, args.data_plane, variant)
-                measured.setdefault("variants", []).append({"config": variant, "steady_s": seconds,
-                                                            "steady": aligned(chosen, results)})
-                print(f"warm pool, steady state with {json.dumps(variant)}: {seconds:.1f} s", flush=True)
+        try:
+            if args.only in (None, "warm"):
+                with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
+                    batch.write("".join(f"{task} {path}\n" for task, path in chosen))
+                pool = lambda extra=None: warm(args.tritongym, batch.name, device, args.workers,  # noqa: E731
+                                               args.data_plane, extra)
+                measured["first_s"], first = sampled("first pass", pool)
+                measured["first"] = aligned(chosen, first)
+                print(f"warm pool, first pass: {sum(r['verdict'] != 'no_result' for r in measured['first'])} verdicts in {measured['first_s']:.1f} s{ended()}", flush=True)
                 save()
-        if args.only in (None, "cold"):
-            measured["cold_s"], measured["cold"] = cold(args.tasks_json, chosen, device)
-            print(f"cold process per candidate: {len(measured['cold'])} verdicts in {measured['cold_s']:.1f} s",
-                  flush=True)
+                measured["steady_s"], steady = sampled("steady state", pool)
+                measured["steady"] = aligned(chosen, steady)
+                print(f"warm pool, steady state: {sum(r['verdict'] != 'no_result' for r in measured['steady'])} verdicts in {measured['steady_s']:.1f} s{ended()}",
+                      flush=True)
+                save()
+                for variant in variants:
+                    seconds, results = sampled(f"steady state with {json.dumps(variant)}", lambda: pool(variant))
+                    measured.setdefault("variants", []).append({"config": variant, "steady_s": seconds,
+                                                                "steady": aligned(chosen, results)})
+                    print(f"warm pool, steady state with {json.dumps(variant)}: {seconds:.1f} s{ended()}", flush=True)
+                    save()
+            if args.only in (None, "cold"):
+                measured["cold_s"], measured["cold"] = sampled("cold path", lambda: cold(args.tasks_json, chosen, device))
+                print(f"cold process per candidate: {len(measured['cold'])} verdicts in {measured['cold_s']:.1f} s{ended()}",
+                      flush=True)
+        finally:
+            if sampler is not None:
+                sampler.close()
         save()
         if args.only:
             return 0

@@ -259,6 +259,20 @@ TEST_F(TritonExecutorTest, TheReferenceWorkersMemoryIsOutOfReach) {
   EXPECT_EQ(result.stdout_text.find("READ"), std::string::npos) << result.stdout_text;
 }
 
+// What lets the host hold a child (the driver's checkpoint lock) must not let a candidate hold the reference
+// worker: that would stop every evaluation. docs/anti-cheat.md, "The driver's checkpoint API".
+TEST_F(TritonExecutorTest, ACandidateCannotHoldTheReferenceWorkerThroughTheDriver) {
+  if (!kCuda) GTEST_SKIP() << "the checkpoint lock is the CUDA driver's";
+  auto result = evaluate("holds_reference");
+  EXPECT_VERDICT(result, Verdict::passed);
+  if (result.stdout_text.find("NO CHECKPOINT API") != std::string::npos)
+    GTEST_SKIP() << "this driver has no checkpoint API (older than CUDA 12.8)";
+  EXPECT_EQ(result.stdout_text.find("NO REFERENCE FOUND"), std::string::npos)
+      << "the fixture did not find the reference worker; the test proves nothing: " << result.stdout_text;
+  EXPECT_NE(result.stdout_text.find("REFUSED"), std::string::npos) << result.stdout_text;
+  EXPECT_EQ(result.stdout_text.find("HELD"), std::string::npos) << result.stdout_text;
+}
+
 TEST_F(TritonExecutorTest, CandidatesSeeNoSecretOfTheHost) {
   auto result = evaluate("prints_environment");
   EXPECT_VERDICT(result, Verdict::passed);
