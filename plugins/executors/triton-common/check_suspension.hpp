@@ -44,13 +44,15 @@ class CheckSuspension {
         return false;
       }
       ++tally->suspensions;
-      tally->since = std::chrono::steady_clock::now();
+      if (tally->active++ == 0) tally->since = std::chrono::steady_clock::now();
       return true;
     };
     how.resume = [holds, tally, pid] {
       (void)holds->release(pid);  // a child that has ended cannot be let go, and need not be
       std::lock_guard guard(tally->mutex);
-      tally->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tally->since).count();
+      // Two timings' holds can overlap (one lets go as the next takes it): the time held counts once.
+      if (--tally->active == 0)
+        tally->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tally->since).count();
     };
     token_ = gpu_.mark_suspendable(std::move(how));
   }
@@ -76,6 +78,7 @@ class CheckSuspension {
   struct Tally {
     std::mutex mutex;
     int64_t suspensions = 0, refused = 0;
+    int active = 0;  // timings holding the child now
     double seconds = 0.0;
     std::string error;
     std::chrono::steady_clock::time_point since;

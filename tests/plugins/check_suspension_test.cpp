@@ -1,0 +1,111 @@
+// CheckSuspension: a checking child's share, suspended by a timing through ProcessHolds (the driver stood in for),
+// and counted for the evaluation's record. The GPU test ATimingSuspendsTheChecksBesideItInsteadOfWaitingForThem
+// holds a real child.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "check_suspension.hpp"
+
+namespace tritongym::triton_executor {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct StandIn {
+  std::mutex mutex;
+  std::vector<std::string> calls;
+  Status lock_status;
+  ProcessHolds::Driver driver() {
+    ProcessHolds::Driver out;
+    out.lock = [this](int pid, double, double* seconds) {
+      *seconds = 0.0001;
+      std::lock_guard guard(mutex);
+      calls.push_back("lock " + std::to_string(pid));
+      return lock_status;
+    };
+    out.unlock = [this](int pid) {
+      std::lock_guard guard(mutex);
+      calls.push_back("unlock " + std::to_string(pid));
+      return Status();
+    };
+    return out;
+  }
+};
+
+TEST(CheckSuspensionTest, ATimingHoldsTheMarkedChildAndLetsItGoWhenItEnds) {
+  StandIn driver;
+  ProcessHolds holds(driver.driver());
+  GpuLock gpu;
+  std::shared_lock share(gpu);
+  CheckSuspension checking(gpu, holds, true);
+  checking.mark(42);
+  {
+    std::unique_lock alone(gpu);  // does not wait for the share: the child is held
+    EXPECT_EQ(holds.holders(42), 1);
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(holds.holders(42), 0);
+  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 42", "unlock 42"}));
+  auto record = checking.record();
+  EXPECT_EQ(record.at("suspensions").as_int64(), 1);
+  EXPECT_GE(record.at("suspended_s").as_double(), 0.015);
+  EXPECT_EQ(record.at("refused").as_int64(), 0);
+  checking.unmark();
+}
+
+TEST(CheckSuspensionTest, ARefusalIsCountedAndTheShareWaitedFor) {
+  StandIn driver;
+  driver.lock_status = Status(StatusCode::internal, "cuCheckpointProcessLock of process 42 failed with CUresult 801");
+  ProcessHolds holds(driver.driver());
+  GpuLock gpu;
+  std::shared_lock share(gpu);
+  CheckSuspension checking(gpu, holds, true);
+  checking.mark(42);
+  std::atomic<bool> timed{false};
+  std::thread timing([&] {
+    std::unique_lock alone(gpu);
+    timed = true;
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(timed);  // refused: the timing waits for the share
+  checking.unmark();
+  share.unlock();
+  timing.join();
+  auto record = checking.record();
+  EXPECT_EQ(record.at("suspensions").as_int64(), 0);
+  EXPECT_EQ(record.at("refused").as_int64(), 1);
+  EXPECT_NE(std::string(record.at("error").as_string()).find("801"), std::string::npos);
+}
+
+TEST(CheckSuspensionTest, TurnedOffOrWithoutADriverNothingIsMarked) {
+  StandIn driver;
+  ProcessHolds holds(driver.driver());
+  ProcessHolds none(ProcessHolds::Driver{});
+  for (auto* setup : {&holds, &none}) {
+    GpuLock gpu;
+    std::shared_lock share(gpu);
+    CheckSuspension checking(gpu, *setup, setup == &none);  // off, then on without a driver
+    checking.mark(42);
+    std::atomic<bool> timed{false};
+    std::thread timing([&] {
+      std::unique_lock alone(gpu);
+      timed = true;
+    });
+    std::this_thread::sleep_for(30ms);
+    EXPECT_FALSE(timed);
+    share.unlock();
+    timing.join();
+    EXPECT_EQ(checking.record().at("suspensions").as_int64(), 0);
+  }
+  EXPECT_TRUE(driver.calls.empty());
+}
+
+}  // namespace
+}  // namespace tritongym::triton_executor
