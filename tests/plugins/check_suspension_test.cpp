@@ -5,39 +5,20 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "check_suspension.hpp"
+#include "stand_in_driver.hpp"
 
 namespace tritongym::triton_executor {
 namespace {
 
 using namespace std::chrono_literals;
 
-struct StandIn {
-  std::mutex mutex;
-  std::vector<std::string> calls;
-  Status lock_status;
-  ProcessHolds::Driver driver() {
-    ProcessHolds::Driver out;
-    out.lock = [this](int pid, double, double* seconds) {
-      *seconds = 0.0001;
-      std::lock_guard guard(mutex);
-      calls.push_back("lock " + std::to_string(pid));
-      return lock_status;
-    };
-    out.unlock = [this](int pid) {
-      std::lock_guard guard(mutex);
-      calls.push_back("unlock " + std::to_string(pid));
-      return Status();
-    };
-    return out;
-  }
-};
+using StandIn = StandInDriver;
 
 TEST(CheckSuspensionTest, ATimingHoldsTheMarkedChildAndLetsItGoWhenItEnds) {
   StandIn driver;
@@ -52,7 +33,7 @@ TEST(CheckSuspensionTest, ATimingHoldsTheMarkedChildAndLetsItGoWhenItEnds) {
     std::this_thread::sleep_for(20ms);
   }
   EXPECT_EQ(holds.holders(42), 0);
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 42", "unlock 42"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 42 within 1", "unlock 42"}));
   auto record = checking.record();
   EXPECT_EQ(record.at("suspensions").as_int64(), 1);
   EXPECT_GE(record.at("suspended_s").as_double(), 0.015);
@@ -104,7 +85,7 @@ TEST(CheckSuspensionTest, TurnedOffOrWithoutADriverNothingIsMarked) {
     timing.join();
     EXPECT_EQ(checking.record().at("suspensions").as_int64(), 0);
   }
-  EXPECT_TRUE(driver.calls.empty());
+  EXPECT_TRUE(driver.calls().empty());
 }
 
 }  // namespace

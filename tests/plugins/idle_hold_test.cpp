@@ -8,29 +8,12 @@
 
 #include "idle_hold.hpp"
 #include "process_holds.hpp"
+#include "stand_in_driver.hpp"
 
 namespace tritongym::triton_executor {
 namespace {
 
-// A driver that answers as told and notes each call.
-struct StandIn {
-  double lock_seconds = 0.0002;
-  Status lock_status;
-  std::vector<std::string> calls;
-  ProcessHolds::Driver driver() {
-    ProcessHolds::Driver out;
-    out.lock = [this](int pid, double timeout_s, double* seconds) {
-      calls.push_back("lock " + std::to_string(pid) + " within " + std::to_string(static_cast<int>(timeout_s)));
-      *seconds = lock_seconds;
-      return lock_status;
-    };
-    out.unlock = [this](int pid) {
-      calls.push_back("unlock " + std::to_string(pid));
-      return Status();
-    };
-    return out;
-  }
-};
+using StandIn = StandInDriver;
 
 TEST(IdleHoldTest, AnHonestChildIsHeldUntilItHasItsShareAgain) {
   StandIn driver;
@@ -39,7 +22,7 @@ TEST(IdleHoldTest, AnHonestChildIsHeldUntilItHasItsShareAgain) {
   EXPECT_TRUE(idle.hold(4242, 60));
   idle.release();
   idle.release();  // once let go, not again
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 4242 within 60", "unlock 4242"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 4242 within 60", "unlock 4242"}));
   EXPECT_TRUE(idle.flags().empty());
   auto record = idle.record();
   EXPECT_EQ(record.at("holds").as_int64(), 1);
@@ -70,7 +53,7 @@ TEST(IdleHoldTest, WorkStillRunningAtTheTimeoutKeepsTheShare) {
   EXPECT_NE(idle.flags()[0].find("more than 5000 ms"), std::string::npos) << idle.flags()[0];
   EXPECT_NE(idle.flags()[0].find("was kept"), std::string::npos);
   idle.release();
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 7 within 5"}));  // never held, so never let go
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 7 within 5"}));  // never held, so never let go
 }
 
 TEST(IdleHoldTest, AHoldTheDriverRefusesLeavesTheWordTrustedAndSaysSo) {
@@ -99,7 +82,7 @@ TEST(IdleHoldTest, WithoutADriverOrAPidNothingIsHeld) {
   ProcessHolds without_pid_holds(driver.driver());
   IdleHold without_pid(without_pid_holds);
   EXPECT_TRUE(without_pid.hold(0, 60));
-  EXPECT_TRUE(driver.calls.empty());
+  EXPECT_TRUE(driver.calls().empty());
   EXPECT_FALSE(without_pid.record().at("enforced").as_bool());
 }
 
@@ -111,7 +94,7 @@ TEST(IdleHoldTest, AHeldChildIsLetGoWhenTheHoldEnds) {
     EXPECT_TRUE(idle.hold(99, 60));
     EXPECT_TRUE(idle.hold(99, 60));  // "idle" twice: let go and held again, never held twice
   }
-  EXPECT_EQ(driver.calls,
+  EXPECT_EQ(driver.calls(),
             (std::vector<std::string>{"lock 99 within 60", "unlock 99", "lock 99 within 60", "unlock 99"}));
 }
 
@@ -127,9 +110,9 @@ TEST(IdleHoldTest, AChildATimingHoldsAlreadyIsHeldAtOnceAndLetGoOnlyWhenBothHave
     EXPECT_TRUE(idle.flags().empty());
     EXPECT_EQ(holds.holders(5), 2);
     ASSERT_TRUE(holds.release(5).is_ok());  // the timing ended: still held, for the idle hold
-    EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 5 within 1"}));
+    EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 5 within 1"}));
   }
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 5 within 1", "unlock 5"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 5 within 1", "unlock 5"}));
 }
 
 }  // namespace

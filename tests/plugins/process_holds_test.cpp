@@ -5,40 +5,19 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "process_holds.hpp"
+#include "stand_in_driver.hpp"
 
 namespace tritongym::triton_executor {
 namespace {
 
 using namespace std::chrono_literals;
 
-struct StandIn {
-  std::mutex mutex;
-  std::vector<std::string> calls;
-  std::chrono::milliseconds lock_takes{0};
-  Status lock_status;
-  ProcessHolds::Driver driver() {
-    ProcessHolds::Driver out;
-    out.lock = [this](int pid, double, double* seconds) {
-      std::this_thread::sleep_for(lock_takes);
-      *seconds = std::chrono::duration<double>(lock_takes).count();
-      std::lock_guard guard(mutex);
-      calls.push_back("lock " + std::to_string(pid));
-      return lock_status;
-    };
-    out.unlock = [this](int pid) {
-      std::lock_guard guard(mutex);
-      calls.push_back("unlock " + std::to_string(pid));
-      return Status();
-    };
-    return out;
-  }
-};
+using StandIn = StandInDriver;
 
 TEST(ProcessHoldsTest, TwoHoldersLockTheProcessOnceAndTheLastLetsItGo) {
   StandIn driver;
@@ -49,9 +28,9 @@ TEST(ProcessHoldsTest, TwoHoldersLockTheProcessOnceAndTheLastLetsItGo) {
   EXPECT_EQ(seconds, 0.0);  // held already: at once
   EXPECT_EQ(holds.holders(11), 2);
   ASSERT_TRUE(holds.release(11).is_ok());
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 11"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 11 within 1"}));
   ASSERT_TRUE(holds.release(11).is_ok());
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 11", "unlock 11"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 11 within 1", "unlock 11"}));
   EXPECT_EQ(holds.holders(11), 0);
   EXPECT_EQ(holds.release(11).code(), StatusCode::failed_precondition);  // never let go twice
 }
@@ -70,7 +49,7 @@ TEST(ProcessHoldsTest, AHolderThatComesDuringALockWaitsForItAndDoesNotLockAgain)
   EXPECT_GE(first_seconds, 0.1);
   EXPECT_EQ(second_seconds, 0.0);
   EXPECT_EQ(holds.holders(3), 2);
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 3"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 3 within 1"}));
 }
 
 TEST(ProcessHoldsTest, AFailedLockHoldsNothing) {
@@ -82,7 +61,7 @@ TEST(ProcessHoldsTest, AFailedLockHoldsNothing) {
   EXPECT_EQ(holds.holders(8), 0);
   driver.lock_status = Status();
   EXPECT_TRUE(holds.hold(8, 1, &seconds).is_ok());  // tried afresh, not counted on the failure
-  EXPECT_EQ(driver.calls, (std::vector<std::string>{"lock 8", "lock 8"}));
+  EXPECT_EQ(driver.calls(), (std::vector<std::string>{"lock 8 within 1", "lock 8 within 1"}));
 }
 
 TEST(ProcessHoldsTest, WithoutADriverItSaysWhy) {

@@ -671,6 +671,12 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     }
     record["phase_seconds"] = phases;
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
+    // Every verdict leaves through here: the turns' flags join whatever else it says, and the record is written.
+    auto finished = [&]() -> EvaluationResult {
+      add_flags(result, idle.flags());
+      result.record_json = boost::json::serialize(record);
+      return std::move(result);
+    };
     if (!reply) {
       // The fork server itself hung or died: the candidate took the whole worker down.
       bool hung = reply.status().code() == StatusCode::deadline_exceeded;
@@ -679,9 +685,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       result.message = hung ? "the candidate did not finish in time and its worker was replaced"
                             : "the candidate crashed its worker: " + reply.status().message();
       record["error"] = reply.status().message();
-      add_flags(result, idle.flags());  // the turns' flags join whatever else it says
-      result.record_json = boost::json::serialize(record);
-      return result;
+      return finished();
     }
     if (!reply->at("ok").as_bool()) {
       release_worker(std::move(worker), false);
@@ -703,9 +707,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       release_worker(std::move(worker), true);
       result.verdict = parse_verdict(verdict).value_or(Verdict::runtime_error);
       result.message = text_of(*reply, "message");
-      add_flags(result, idle.flags());  // the turns' flags join whatever else it says
-      result.record_json = boost::json::serialize(record);
-      return result;
+      return finished();
     }
     // The candidate ran every case. An output that is not a plain, fresh tensor fails here.
     std::string bad_output;
@@ -719,9 +721,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       release_worker(std::move(worker), true);
       result.verdict = bad_output.empty() ? Verdict::passed : Verdict::wrong_answer;
       result.message = bad_output.empty() ? "compiled and ran on one shape (not checked for correctness)" : bad_output;
-      add_flags(result, idle.flags());  // the turns' flags join whatever else it says
-      result.record_json = boost::json::serialize(record);
-      return result;
+      return finished();
     }
     // What to compare: every case, then (timed) the outputs of the timed calls on every input set.
     boost::json::object timing_report;
@@ -861,9 +861,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       record["phase_seconds"] = phases;
       apply_timing(timing, timing_report, recheck, measured, result, record);
     }
-    add_flags(result, idle.flags());
-    result.record_json = boost::json::serialize(record);
-    return result;
+    return finished();
   } catch (const std::exception& error) {
     return Status(StatusCode::internal, std::string("triton executor: ") + error.what());
   }
