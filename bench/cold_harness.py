@@ -1,7 +1,7 @@
 """One candidate, judged the way KernelBench-style harnesses do it: a fresh Python process that imports
 torch and triton, loads the task's reference and the candidate, makes inputs, checks the candidate at
-each visible shape and times it with triton.testing.do_bench (cold L2). The baseline for
-bench/eval_throughput.py; prints one JSON line.
+each visible shape in each of the task's dtypes (the cases the warm pool checks) and times each with
+triton.testing.do_bench (cold L2). The baseline for bench/eval_throughput.py; prints one JSON line.
 
     python bench/cold_harness.py TASK_JSON_FILE TASK_ID CANDIDATE.py [cuda|cpu]
 
@@ -44,33 +44,35 @@ def main() -> int:
         entry = getattr(candidate, spec["entry_function"])
     except Exception as error:  # noqa: BLE001
         verdict, detail = "compile_error", f"{type(error).__name__}: {error}"
-    if verdict == "passed":
-        dtype = (spec.get("dtypes") or ["float32"])[0]
+    # Every visible shape in every dtype the task lists, as the warm pool plans its cases (plan_cases in
+    # triton_executor.cpp): until 2026-12-01 this harness checked the first dtype only, half the work the warm
+    # pool did on the 8 two-dtype tasks of the bench.
+    cases = [(shape, dtype) for shape in shapes for dtype in (spec.get("dtypes") or ["float32"])]
+    for shape, dtype in cases if verdict == "passed" else []:
         atol, rtol = DEFAULT_TOLERANCE.get(dtype, (1e-5, 1e-5))
         tolerance = (spec.get("tolerance") or {}).get(dtype)
         if tolerance:
             atol, rtol = tolerance.get("atol", atol), tolerance.get("rtol", rtol)
-        for shape in shapes:
-            inputs = make_inputs(spec.get("inputs") or [], getattr(reference, "make_inputs", None), shape["dims"],
-                                 dtype, 1234, device)
-            with torch.no_grad():
-                want = reference.reference(*inputs)
-                try:
-                    got = entry(*inputs)
-                    if device == "cuda":
-                        torch.cuda.synchronize()
-                except Exception as error:  # noqa: BLE001
-                    verdict, detail = "runtime_error", f"{type(error).__name__}: {error}"
-                    break
-            got = list(got) if isinstance(got, (list, tuple)) else [got]
-            want = list(want) if isinstance(want, (list, tuple)) else [want]
-            if len(got) != len(want) or not all(
-                    isinstance(g, torch.Tensor) and g.shape == w.shape and
-                    torch.allclose(g.double(), w.double(), atol=atol, rtol=rtol) for g, w in zip(got, want)):
-                verdict, detail = "wrong_answer", f"mismatch at {shape['dims']}"
+        inputs = make_inputs(spec.get("inputs") or [], getattr(reference, "make_inputs", None), shape["dims"],
+                             dtype, 1234, device)
+        with torch.no_grad():
+            want = reference.reference(*inputs)
+            try:
+                got = entry(*inputs)
+                if device == "cuda":
+                    torch.cuda.synchronize()
+            except Exception as error:  # noqa: BLE001
+                verdict, detail = "runtime_error", f"{type(error).__name__}: {error}"
                 break
-            if device == "cuda":
-                timings.append(triton.testing.do_bench(lambda: entry(*inputs), warmup=25, rep=100) * 1000.0)
+        got = list(got) if isinstance(got, (list, tuple)) else [got]
+        want = list(want) if isinstance(want, (list, tuple)) else [want]
+        if len(got) != len(want) or not all(
+                isinstance(g, torch.Tensor) and g.shape == w.shape and
+                torch.allclose(g.double(), w.double(), atol=atol, rtol=rtol) for g, w in zip(got, want)):
+            verdict, detail = "wrong_answer", f"mismatch at {shape['dims']} {dtype}"
+            break
+        if device == "cuda":
+            timings.append(triton.testing.do_bench(lambda: entry(*inputs), warmup=25, rep=100) * 1000.0)
     print(json.dumps({"task": task_id, "code": candidate_path, "verdict": verdict, "detail": detail[:200],
                       "median_us": timings, "seconds": time.perf_counter() - started}))
     return 0
