@@ -408,6 +408,29 @@ TEST_F(TritonExecutorTest, ATimingSuspendsTheChecksBesideItInsteadOfWaitingForTh
                                                                   << boost::json::serialize(turns);
 }
 
+// An autotuned kernel's configs compile at once, on a pool of threads, before its autotuner benchmarks them
+// (autotune_compile.py): autotuned.py's four configs are one batch and one turn off the GPU, not four; the
+// second shape finds them compiled. The autotuner still chooses, and the candidate is judged as before.
+TEST_F(TritonExecutorTest, AnAutotunedKernelsConfigsCompileAtOnceBeforeItsAutotunerBenchmarks) {
+  EvaluationResult result = evaluate("autotuned", EvaluationStage::benchmark, 300);
+  EXPECT_VERDICT(result, Verdict::passed);
+  EXPECT_TRUE(result.flags.empty()) << result.message;
+  auto record = boost::json::parse(result.record_json).as_object();
+  if (!kCuda) {  // the interpreter compiles nothing, and tunes one config
+    EXPECT_FALSE(record.contains("autotune_compiled")) << result.record_json;
+    return;
+  }
+  ASSERT_TRUE(record.contains("autotune_compiled")) << result.record_json;
+  const auto& compiled = record.at("autotune_compiled").as_object();
+  EXPECT_EQ(compiled.at("kernels").to_number<int64_t>(), 4) << boost::json::serialize(compiled);
+  EXPECT_EQ(compiled.at("batches").to_number<int64_t>(), 1) << boost::json::serialize(compiled);
+  EXPECT_EQ(record.at("compiles_off_gpu").to_number<int64_t>(), 1) << result.record_json;
+  for (const auto& shape : result.shapes) {
+    ASSERT_TRUE(shape.timing.has_value()) << shape.shape;
+    EXPECT_GT(shape.timing->median_us, 0.0) << shape.shape;
+  }
+}
+
 TEST_F(TritonExecutorTest, ProfileListsTheKernelsThatRan) {
   if (!kCuda) GTEST_SKIP() << "profiling needs triton-cuda";
   EvaluationResult result = evaluate("correct", EvaluationStage::profile, 300);

@@ -16,6 +16,7 @@ import traceback
 from typing import Any
 
 from . import diagnostics, handover, integrity, sandbox
+from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
 
 MAX_CAPTURE_BYTES = 64 * 1024
@@ -227,6 +228,8 @@ class _Ahead:
         started = time.perf_counter()
         self.turns = GpuTurns()
         self.turns.install_compile_gate()
+        self.autotune = AutotuneCompiles()
+        self.autotune.install(self.turns)
         self.guard = _TimingGuard(device) if device.startswith("cuda") else None
         self.seconds = time.perf_counter() - started
 
@@ -332,6 +335,11 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
             turns = GpuTurns()
             turns.install_compile_gate()
         turns.attach(*pause)
+    # An autotuned kernel's configs compile at once, before its autotuner benchmarks them (autotune_compile.py).
+    autotune = ahead.autotune if ahead is not None else None
+    if autotune is None:
+        autotune = AutotuneCompiles()
+        autotune.install(turns)
     guard = None
     if plan:
         guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)  # before the candidate
@@ -399,6 +407,8 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         clock = time.perf_counter()
         guard.start_tracing()
         phases["tracing_start"] = time.perf_counter() - clock
+    if autotune.kernels:
+        reply["autotune_compiled"] = {"kernels": autotune.kernels, "batches": autotune.batches}
     if turns is not None:
         reply["compiles_off_gpu"] = turns.handed_back
         if guard is not None and not turns.ready_to_time():
