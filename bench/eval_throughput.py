@@ -14,7 +14,8 @@ the visible shapes, then CUPTI timing and baselines); it runs twice, and the sec
 state (the baseline and ceiling caches are filled by the first; the executor keeps the inputs and expected
 outputs of its last `reference_cache_tasks` tasks only, 4 by default, so most are made again: keeping all 14
 tasks' files would take an estimated 100 GB of disk). The cold path starts one Python
-process per candidate. Both paths check and time the candidate at every visible shape.
+process per candidate. Both paths check and time the candidate at every visible shape in every dtype the task
+lists. `--save FILE` keeps every result; bench/throughput_timeline.py FILE lays a pass out in time.
 
 The two paths can run apart, on two GPUs at once, and be joined afterwards:
 
