@@ -7,19 +7,20 @@ benchmark a new key, every config it will benchmark is compiled first through Tr
 compile (`triton.runtime._async_compile.AsyncCompileMode`), on as many threads as there are configs and cores.
 The kernels are the same ones Triton would compile (the same specialisation, options and cache key); the
 autotuner then finds them compiled, and benchmarks and chooses exactly as it would have. On a GPU shared with
-other evaluations the batch hands the GPU back once, for all its compiles (GpuTurns.compile_batch).
+other evaluations the batch is one turn: once every compile is submitted, the main thread hands the GPU back
+while it waits for them (GpuTurns.hand_back_while_waiting).
 
 Left to Triton as it is: the interpreter (nothing compiles), a nested or already active asynchronous compile,
 configs that would come from the autotuner's disk cache, and anything that fails here (a config that does
 not compile is compiled again by the autotuner, which reports it as it always does)."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import threading
+from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 THREAD_PREFIX = "tritongym-autotune-compile"
 MAX_THREADS = 8
@@ -46,7 +47,6 @@ class AutotuneCompiles:
 
         original = Autotuner.prune_configs
         compiles = self
-        batch = turns.compile_batch if turns is not None else None
 
         @functools.wraps(original)
         def prune_configs(autotuner: Any, kwargs: dict) -> list:
@@ -55,15 +55,15 @@ class AutotuneCompiles:
             if ("grid" in kwargs and len(configs) > 1 and not getattr(autotuner, "cache_results", False)
                     and threading.current_thread() is threading.main_thread()):
                 compiles.compile_ahead(autotuner.fn, tuple((autotuner.nargs or {}).values()), kwargs, configs,
-                                       batch, threads)
+                                       turns, threads)
             return configs
 
         Autotuner.prune_configs = prune_configs
         self._installed = True
         return True
 
-    def compile_ahead(self, fn: Any, args: tuple, kwargs: dict, configs: list,
-                      batch: Callable[[str], Any] | None = None, threads: int | None = None) -> int:
+    def compile_ahead(self, fn: Any, args: tuple, kwargs: dict, configs: list, turns: Any | None = None,
+                      threads: int | None = None) -> int:
         """Compiles `fn` for each config on a pool of threads and waits for them; the number of compiles (a
         config already compiled in this process is not one)."""
         try:
@@ -73,21 +73,25 @@ class AutotuneCompiles:
         if active_mode.get() is not None:
             return 0
         workers = threads or min(len(configs), MAX_THREADS, len(os.sched_getaffinity(0)))
-        compiled = 0
+        compiled, handed = 0, False
         pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=THREAD_PREFIX)
         try:
-            with batch(THREAD_PREFIX) if batch is not None else contextlib.nullcontext():
-                with AsyncCompileMode(pool, ignore_errors=True) as mode:
-                    for config in configs:
-                        try:
-                            fn.run(*args, **{**kwargs, **config.all_kwargs(), "warmup": True})
-                        except Exception:  # noqa: BLE001  (the autotuner meets it again, and says it)
-                            continue
-                    compiled = len(mode.raw_futures)
+            with AsyncCompileMode(pool, ignore_errors=True) as mode:
+                for config in configs:
+                    try:
+                        fn.run(*args, **{**kwargs, **config.all_kwargs(), "warmup": True})
+                    except Exception:  # noqa: BLE001  (the autotuner meets it again, and says it)
+                        continue
+                compiled = len(mode.raw_futures)
+                # Submitted: from here the main thread only waits, and the batch is one turn off the GPU.
+                handed = bool(compiled) and turns is not None and turns.hand_back_while_waiting()
+                futures.wait(mode.raw_futures)
         except Exception:  # noqa: BLE001  (whatever failed is compiled again by the autotuner)
             pass
         finally:
             pool.shutdown(wait=True)  # no thread outlives the batch: the timing counts the threads alive
+            if handed:
+                turns.take_back()
         self.kernels += compiled
         self.batches += 1 if compiled else 0
         return compiled

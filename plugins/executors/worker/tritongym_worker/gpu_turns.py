@@ -16,11 +16,10 @@ One byte per message on the child's `ready` pipe to the fork server, which passe
 The answer, on the `go` pipe: b"g" (go on) or b"s" (stop: no timing)."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import threading
-from typing import Any, Iterator
+from typing import Any
 
 
 class GpuTurns:
@@ -31,10 +30,6 @@ class GpuTurns:
         self._gating = False  # hands the GPU back during compiles (between attach and ready_to_time)
         self._compiling = 0
         self.handed_back = 0  # compiles (or batches of them) during which the GPU was handed back
-        self._batch: str | None = None  # the name prefix of the pool threads of a batch of compiles
-        self._batch_lock = threading.Lock()
-        self._batch_handed = False
-        self._batch_device: int | None = None
 
     def attach(self, ready_fd: int, go_fd: int) -> None:
         """The pipes of a timed request: from now on compiles hand the GPU back."""
@@ -52,11 +47,6 @@ class GpuTurns:
 
         @functools.wraps(original)
         def compile(*args: Any, **kwargs: Any) -> Any:  # noqa: A001  (the name Triton looks up)
-            # A compile of a batch (autotune_compile.py) runs on a pool thread while the main thread waits for
-            # the batch: the first of them hands the GPU back for the whole batch.
-            if turns._batch is not None and threading.current_thread().name.startswith(turns._batch):
-                turns._batch_hand_back()
-                return original(*args, **kwargs)
             # Only the main thread's compiles, one level deep. A candidate thread that launches work meanwhile
             # could only slow another candidate's timing, never speed it, and its own timing flags threads.
             if not turns._gating or turns._compiling or threading.current_thread() is not threading.main_thread():
@@ -73,25 +63,16 @@ class GpuTurns:
         triton.compiler.compile = compile
         self._installed = True
 
-    @contextlib.contextmanager
-    def compile_batch(self, thread_prefix: str) -> Iterator[None]:
-        """Around a batch of compiles that pool threads (named `thread_prefix`...) run while the main thread
-        waits for them (the configs of
-        an autotuned kernel, autotune_compile.py): the GPU is handed back once, when the first of them starts
-        compiling (a batch whose kernels are all compiled already costs no turn), and taken back after."""
-        self._batch, self._batch_handed = thread_prefix, False
-        self._batch_device = _current_device()  # a pool thread's own current device may be another
-        try:
-            yield
-        finally:
-            self._batch = None
-            if self._batch_handed:
-                self._take_back()
+    def hand_back_while_waiting(self) -> bool:
+        """For the main thread, before it waits for CPU work done elsewhere (a batch of compiles on a pool of
+        threads, autotune_compile.py): hands the GPU back if compiles do now. True: take_back() after the wait."""
+        if not self._gating or self._compiling:
+            return False
+        return self._hand_back()
 
-    def _batch_hand_back(self) -> None:
-        with self._batch_lock:
-            if self._gating and not self._batch_handed and not self._compiling:
-                self._batch_handed = self._hand_back(self._batch_device)
+    def take_back(self) -> None:
+        """After hand_back_while_waiting() said True."""
+        self._take_back()
 
     def ready_to_time(self) -> bool:
         """Checked and idle: says so and waits until the host has the GPU alone for this child. True: time it."""
@@ -121,8 +102,8 @@ class GpuTurns:
                 pass
         self._ready = self._go = -1
 
-    def _hand_back(self, device: int | None = None) -> bool:
-        if not _synchronise(device):  # work still queued or a broken context: keep the share
+    def _hand_back(self) -> bool:
+        if not _synchronise():  # work still queued or a broken context: keep the share
             return False
         try:
             os.write(self._ready, b"i")
@@ -139,22 +120,13 @@ class GpuTurns:
             pass
 
 
-def _synchronise(device: int | None = None) -> bool:
-    """Waits for every stream of this process's device (or of `device`); False if that failed."""
+def _synchronise() -> bool:
+    """Waits for every stream of this process's device; False if that failed."""
     try:
         import torch
 
         if torch.cuda.is_available() and torch.cuda.is_initialized():
-            torch.cuda.synchronize(device)
+            torch.cuda.synchronize()
         return True
     except Exception:  # noqa: BLE001
         return False
-
-
-def _current_device() -> int | None:
-    try:
-        import torch
-
-        return torch.cuda.current_device() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
-    except Exception:  # noqa: BLE001
-        return None
