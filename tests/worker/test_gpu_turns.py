@@ -86,6 +86,46 @@ def test_waiting_for_the_share_is_not_the_childs_time(tmp_path, monkeypatch):
     assert reply["wall_seconds"] < elapsed - 2.9
 
 
+class HoldingHost(Host):
+    """Holds the child (as a timing beside it would, through the driver) for `held_s` while it compiles, and
+    writes holds/<pid> as the executor does (check_suspension.hpp): a hold in force, then its total."""
+
+    def __init__(self, root, held_s, content=None):
+        super().__init__()
+        self.root, self.held_s, self.content = root, held_s, content
+
+    def send(self, message):
+        super().send(message)
+        if message["event"] == "gpu_idle":
+            path = os.path.join(self.root, "holds", str(message["pid"]))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as handle:
+                handle.write(self.content if self.content is not None else f"0.0 {time.monotonic():.6f}\n")
+            if self.content is None:
+                time.sleep(self.held_s)
+                with open(path, "w") as handle:
+                    handle.write(f"{self.held_s:.6f} 0\n")
+
+
+SLEEPS = COMPILES.replace("    return x * 2\n", "    import time\n    time.sleep(1.5)\n    return x * 2\n")
+
+
+def test_the_time_the_host_held_the_child_is_not_the_childs_time(tmp_path, monkeypatch):
+    # 2.0 s of limit; the child sleeps 1.5 s after its compile, and the host says it held the child 1.2 s.
+    host = HoldingHost(str(tmp_path / "worker"), held_s=1.2)
+    [(reply, elapsed)] = _run(tmp_path, monkeypatch, SLEEPS, host, timeout_s=2.0)
+    assert elapsed > 2.7
+    assert reply.get("verdict") is None, reply  # not a timeout: 1.2 s of it the child was held
+    assert reply["wall_seconds"] < elapsed - 1.1
+    assert not os.listdir(tmp_path / "worker" / "holds")  # the fork server removes the file with the child
+
+
+def test_a_held_file_that_says_nothing_readable_extends_nothing(tmp_path, monkeypatch):
+    host = HoldingHost(str(tmp_path / "worker"), held_s=0.0, content="ten seconds")
+    [(reply, _)] = _run(tmp_path, monkeypatch, SLEEPS, host, timeout_s=1.0)
+    assert reply.get("verdict") == "timeout", reply
+
+
 def test_a_candidate_that_compiles_nothing_only_says_it_is_ready(tmp_path, monkeypatch):
     host = Host()
     [(reply, _)] = _run(tmp_path, monkeypatch, PLAIN, host)

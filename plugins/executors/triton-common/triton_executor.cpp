@@ -628,7 +628,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
           share_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
         }
         idle.release();
-        checking.mark(pid);
+        checking.mark(pid, worker->root + "/holds/" + std::to_string(pid));
       }
       reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
     }

@@ -45,6 +45,7 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerLaunch& launch) {
     return Status(StatusCode::unavailable, "the " + launch.role + " worker failed its hello: " +
                                                boost::json::serialize(hello.value()));
   worker->hello_ = std::move(hello.value());
+  worker->root = launch.root;
   worker->gpu = launch.gpu;
   return worker;
 }

@@ -38,6 +38,7 @@ class Worker {
   void kill() { process_.kill_group(); }
   int64_t evaluations = 0;
   int64_t gpu = 0;  // its GPU as the reference worker numbers them, for the per-GPU timing lock
+  std::string root;  // its own folder (WorkerLaunch::root)
 
  private:
   Worker(process::ChildProcess process, std::string stderr_path)

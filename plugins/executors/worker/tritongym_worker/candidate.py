@@ -119,9 +119,12 @@ class CandidateRole:
         candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
         child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back or is
         ready to be timed, waits for the host's go-ahead (those waits do not count against the child's time);
-        after its timed calls, one `timed`; a byte out of turn ends what is passed on."""
+        after its timed calls, one `timed`; a byte out of turn ends what is passed on. Nor does the time the
+        host held the child while another evaluation was timed, which the host writes to holds/<pid>."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
+        held_file = os.path.join(self.root, "holds", str(pid))
+        _remove(held_file)  # a file of an earlier process of that pid
         data = b""
         timed_out = False
         being_timed = False  # said ready, and the host said go
@@ -129,7 +132,7 @@ class CandidateRole:
         os.set_blocking(read_fd, False)
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
-                remaining = deadline - time.monotonic()
+                remaining = deadline + _held_seconds(held_file) - time.monotonic()
                 if remaining <= 0:
                     timed_out = True
                     break
@@ -171,6 +174,8 @@ class CandidateRole:
         if timed_out:
             _kill_group(pid)
             _, status = os.waitpid(pid, 0)
+        self._paused_s += _held_seconds(held_file)  # not the child's own time either
+        _remove(held_file)
         survivors = _kill_group(pid)  # whatever the candidate started dies with it
         if timed_out:
             return {"ok": True, "verdict": "timeout",
@@ -218,6 +223,24 @@ class _Spare:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+
+
+def _held_seconds(path: str) -> float:
+    """How long the host has held the child (docs/worker-protocol.md): "<seconds before> <since>" in `path`,
+    `since` the CLOCK_MONOTONIC time the hold now in force began (0: none is). 0 without a readable file."""
+    try:
+        with open(path) as handle:
+            before, since = (float(word) for word in handle.read().split()[:2])
+    except (OSError, ValueError):
+        return 0.0
+    return max(0.0, before) + (max(0.0, time.monotonic() - since) if since > 0 else 0.0)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 class _Ahead:
