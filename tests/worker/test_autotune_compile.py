@@ -62,9 +62,7 @@ class StandIn:
 def installed(monkeypatch):
     monkeypatch.setattr(Autotuner, "prune_configs", Autotuner.prune_configs)  # undone after the test
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    monkeypatch.setenv("TRITON_CACHE_DIR", os.environ.get("TRITON_CACHE_DIR", "/tmp/tritongym-test-autotune"))
-    compiles = AutotuneCompiles()
-    return compiles
+    return AutotuneCompiles()
 
 
 def _autotuner(fn, blocks):
@@ -98,7 +96,13 @@ def test_a_config_that_does_not_compile_is_left_to_the_autotuner(installed, tmp_
     installed.install()
     fn = StandIn()
     original = fn._compile
-    fn._compile = lambda block: (_ for _ in ()).throw(RuntimeError("no")) if block == 64 else original(block)
+
+    def fails_at_64(block):
+        if block == 64:
+            raise RuntimeError("no")
+        return original(block)
+
+    fn._compile = fails_at_64
     tuner = _autotuner(fn, (32, 64))
     with pytest.raises(RuntimeError, match="no"):  # raised again by the autotuner's own compile of BLOCK=64
         tuner.run(None, 1000, grid=(1,), warmup=False)
