@@ -21,6 +21,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "plugins", "executors", "worker"))
+from tritongym_worker.diagnostics import autotune_choices  # noqa: E402
 from tritongym_worker.inputs import make_inputs  # noqa: E402
 from tritongym_worker.reference import DEFAULT_TOLERANCE  # noqa: E402
 
@@ -73,8 +74,10 @@ def main() -> int:
             break
         if device == "cuda":
             timings.append(triton.testing.do_bench(lambda: entry(*inputs), warmup=25, rep=100) * 1000.0)
+    seconds = time.perf_counter() - started
+    choices = autotune_choices(candidate) if verdict != "compile_error" else {}
     print(json.dumps({"task": task_id, "code": candidate_path, "verdict": verdict, "detail": detail[:200],
-                      "median_us": timings, "seconds": time.perf_counter() - started}))
+                      "median_us": timings, "seconds": seconds, **({"autotune_choices": choices} if choices else {})}))
     return 0
 
 

@@ -167,6 +167,27 @@ def per_candidate(chosen: list[tuple[str, str]], results: list[dict]) -> list[st
     return lines + [""]
 
 
+def autotune_lines(steady: list[dict], cold_results: list[dict]) -> list[str]:
+    """Whether the warm pool's autotuners chose what a cold process's chose, key by key: the warm pool tunes on
+    a GPU it shares with other evaluations' checks, and may hold a tuning child while another is timed."""
+    same, total, differ = 0, 0, []
+    for warm_result, cold_result in zip(steady, cold_results):
+        warm_choices, cold_choices = warm_result.get("autotune_choices") or {}, cold_result.get("autotune_choices") or {}
+        for kernel, keys in cold_choices.items():
+            for key, config in keys.items():
+                chosen = (warm_choices.get(kernel) or {}).get(key)
+                if chosen is None:
+                    continue  # tuned on one path only
+                total += 1
+                same += chosen == config
+                if chosen != config:
+                    differ.append(f"  {cold_result.get('task')} {kernel} [{key}]: warm {chosen}; cold {config}")
+    if not total:
+        return []
+    return [f"autotune choices, warm pool (steady state) against the cold path: the same config for {same} of "
+            f"{total} keys", *differ[:12]]
+
+
 def utilisation_lines(measured: dict) -> list[str]:
     """Each pass's mean GPU utilisation (nvidia-smi, 100 ms samples), where it was sampled."""
     windows = measured.get("gpu_utilisation") or {}
@@ -224,6 +245,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                if steady and "batch_start_seconds" in steady[0] and steady_s > steady[0]["batch_start_seconds"] else []),
              *variant_lines(measured, steady, cold_s, n),
              *utilisation_lines(measured),
+             *autotune_lines(steady, cold_results),
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",

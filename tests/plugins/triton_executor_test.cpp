@@ -418,6 +418,7 @@ TEST_F(TritonExecutorTest, AnAutotunedKernelsConfigsCompileAtOnceBeforeItsAutotu
   auto record = boost::json::parse(result.record_json).as_object();
   if (!kCuda) {  // the interpreter compiles nothing, and tunes one config
     EXPECT_FALSE(record.contains("autotune_compiled")) << result.record_json;
+    EXPECT_FALSE(record.contains("autotune_choices")) << result.record_json;
     return;
   }
   ASSERT_TRUE(record.contains("autotune_compiled")) << result.record_json;
@@ -425,6 +426,11 @@ TEST_F(TritonExecutorTest, AnAutotunedKernelsConfigsCompileAtOnceBeforeItsAutotu
   EXPECT_EQ(compiled.at("kernels").to_number<int64_t>(), 4) << boost::json::serialize(compiled);
   EXPECT_EQ(compiled.at("batches").to_number<int64_t>(), 1) << boost::json::serialize(compiled);
   EXPECT_EQ(record.at("compiles_off_gpu").to_number<int64_t>(), 1) << result.record_json;
+  // What it chose, per key (one per visible size): the record says so.
+  ASSERT_TRUE(record.contains("autotune_choices")) << result.record_json;
+  const auto& chosen = record.at("autotune_choices").as_object();
+  ASSERT_TRUE(chosen.contains("add_kernel")) << boost::json::serialize(chosen);
+  EXPECT_EQ(chosen.at("add_kernel").as_object().size(), 2u) << boost::json::serialize(chosen);
   for (const auto& shape : result.shapes) {
     ASSERT_TRUE(shape.timing.has_value()) << shape.shape;
     EXPECT_GT(shape.timing->median_us, 0.0) << shape.shape;

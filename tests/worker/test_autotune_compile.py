@@ -146,3 +146,29 @@ def test_a_batch_hands_the_gpu_back_once_for_all_its_compiles(tmp_path, monkeypa
             os.close(fd)
         except OSError:
             pass
+
+
+def test_the_config_chosen_per_key_is_reported(installed, tmp_path, monkeypatch):
+    import types
+
+    from tritongym_worker.diagnostics import autotune_choices
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    fn = StandIn()
+    timings = {32: 3.0, 64: 1.0}  # the stand-in benchmark: BLOCK 64 is the faster
+    configs = [triton.Config({"BLOCK": block}, num_warps=4) for block in (32, 64)]
+
+
+    def bench(kernel_call, quantiles):
+        kernel_call()  # launches the config being benchmarked: the stand-in records its BLOCK
+        return [timings[fn.launches[-1][0]]] * 3
+
+    tuner = Autotuner(fn, ["x_ptr", "n"], configs, key=["n"], reset_to_zero=None, restore_value=None, do_bench=bench)
+    module = types.SimpleNamespace(kernel=tuner, other=42)
+    assert autotune_choices(module) == {}  # nothing tuned yet
+    tuner.run(None, 1000, grid=(1,), warmup=False)
+    [(kernel, choices)] = autotune_choices(module).items()
+    assert kernel == "_scale"
+    assert list(choices) == ["1000"]
+    assert choices["1000"].startswith("BLOCK: 64")
+

@@ -695,7 +695,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     result.stderr_text = text_of(*reply, "stderr");
     result.wall_seconds = number_of(*reply, "wall_seconds");
     if (target_ == Target::cuda) result.gpu_seconds = result.wall_seconds;  // the child held a GPU throughout
-    for (const char* key : {"kernels", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled"})
+    for (const char* key : {"kernels", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled", "autotune_choices"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
     // Where the candidate phase's time went inside the child (import, loading inputs, running, saving outputs,
     // and the timing stage's parts).

@@ -442,6 +442,12 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         reply["timing"] = guard.measure(entry, plan, reply["kernels"], turns.timed_calls_done if turns else None)
         phases["timing"] = time.perf_counter() - clock
         phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
+    try:  # which config the autotuner chose per key: informative only, and read from the candidate's objects
+        choices = diagnostics.autotune_choices(module)
+    except Exception:  # noqa: BLE001
+        choices = {}
+    if choices:
+        reply["autotune_choices"] = choices
     return reply
 
 

@@ -75,3 +75,30 @@ def compiled_kernels(module: Any) -> list[dict[str, Any]]:
                     "num_stages": getattr(metadata, "num_stages", None),
                 })
     return found
+
+
+def autotune_choices(module: Any) -> dict[str, dict[str, str]]:
+    """The config Triton's autotuner chose for each key it tuned, per autotuned kernel of the candidate's module:
+    {kernel: {key: config}}, the key as the autotuner forms it (the `key` arguments' values, then the tensor
+    arguments' dtypes). Where two runs of the same candidate tuned the same keys, their choices can be compared
+    (bench/eval_throughput.py compares the warm pool's with a cold process's)."""
+    try:
+        from triton.runtime.autotuner import Autotuner
+    except ImportError:
+        return {}
+    found: dict[str, dict[str, str]] = {}
+    for value in list(vars(module).values()):
+        tuner = value
+        while tuner is not None and not isinstance(tuner, Autotuner):
+            tuner = getattr(tuner, "fn", None)  # a Heuristics around the Autotuner
+        if tuner is None or not getattr(tuner, "cache", None):
+            continue
+        name = getattr(getattr(tuner, "base_fn", None), "__name__", "?")
+        found[name] = {_key_text(key): str(config) for key, config in list(tuner.cache.items())}
+    return found
+
+
+def _key_text(key: Any) -> str:
+    parts = key if isinstance(key, tuple) else (key,)
+    return ", ".join(str(part).replace("torch.", "") for part in parts)
+

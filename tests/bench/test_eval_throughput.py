@@ -1,0 +1,24 @@
+"""bench/eval_throughput.py's comparison of the autotuners' choices between the warm pool and the cold path."""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+
+from eval_throughput import autotune_lines  # noqa: E402
+
+
+def test_choices_are_compared_key_by_key_where_both_paths_tuned():
+    warm = [{"task": "t/gelu", "autotune_choices": {"_gelu": {"1024, float32": "BLOCK: 1024", "64, float16": "BLOCK: 512"}}},
+            {"task": "t/add"}]
+    cold = [{"task": "t/gelu", "autotune_choices": {"_gelu": {"1024, float32": "BLOCK: 1024", "64, float16": "BLOCK: 256",
+                                                             "8, float16": "BLOCK: 64"}}},
+            {"task": "t/add"}]
+    lines = autotune_lines(warm, cold)
+    assert lines[0].endswith("the same config for 1 of 2 keys")  # "8, float16" was tuned on the cold path only
+    assert lines[1:] == ["  t/gelu _gelu [64, float16]: warm BLOCK: 512; cold BLOCK: 256"]
+
+
+def test_without_autotuned_candidates_nothing_is_said():
+    assert autotune_lines([{"task": "t"}], [{"task": "t"}]) == []
