@@ -430,8 +430,6 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         clock = time.perf_counter()
         guard.start_tracing()
         phases["tracing_start"] = time.perf_counter() - clock
-    if autotune.kernels:
-        reply["autotune_compiled"] = {"kernels": autotune.kernels, "batches": autotune.batches}
     if turns is not None:
         reply["compiles_off_gpu"] = turns.handed_back
         if guard is not None and not turns.ready_to_time():
@@ -448,6 +446,8 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         choices = {}
     if choices:
         reply["autotune_choices"] = choices
+    if autotune.kernels:
+        reply["autotune_compiled"] = {"kernels": autotune.kernels, "batches": autotune.batches}
     return reply
 
 
