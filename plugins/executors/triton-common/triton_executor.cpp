@@ -89,7 +89,8 @@ WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) c
   launch.role = role;
   launch.device = target_ == Target::cuda ? "cuda" : "cpu";
   launch.root = root_ + "/" + role + (role == "candidate" ? "-" + std::to_string(slot) : std::string());
-  // Each worker has its own Triton cache: a candidate can write to it, so it is never shared.
+  // Each worker has its own Triton cache, which only its fork server writes; a child writes to the cache of
+  // its own code and reads this one (triton_cache.py).
   launch.triton_cache = launch.root + "/triton-cache";
   launch.memory_limit_bytes = target_ == Target::interpreter ? config_.memory_limit_mb << 20 : 0;
   launch.start_timeout_s = config_.worker_start_timeout_s;

@@ -3,6 +3,8 @@ candidate code; each request runs in a forked child, in its own process group an
 Landlock, that reports over a pipe and exits. A hang, a crash or a CUDA fault kills only the child."""
 from __future__ import annotations
 
+import collections
+import hashlib
 import importlib.util
 import json
 import os
@@ -15,11 +17,12 @@ import time
 import traceback
 from typing import Any
 
-from . import diagnostics, handover, integrity, sandbox
+from . import diagnostics, handover, integrity, sandbox, triton_cache
 from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
 
 MAX_CAPTURE_BYTES = 64 * 1024
+CODE_CACHES = 16  # Triton caches of recent code kept by a fork server (CandidateRole._code_cache)
 
 
 class CandidateRole:
@@ -46,6 +49,7 @@ class CandidateRole:
         self._count = 0
         self._paused_s = 0.0  # how long the last run's child waited for the host's go-aheads
         self._spare: _Spare | None = None
+        self._code_caches: collections.OrderedDict[str, str] = collections.OrderedDict()  # most recent last
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self._count += 1
@@ -59,7 +63,8 @@ class CandidateRole:
         pause = bool(request.get("pause_before_timing")) and bool(request.get("timing")) and self.channel is not None
         spare = self._take_spare()
         started = time.monotonic()
-        message = json.dumps({"request": request, "folder": folder, "source": source_path, "pause": pause}).encode()
+        message = json.dumps({"request": request, "folder": folder, "source": source_path, "pause": pause,
+                              "code_cache": self._code_cache(request["code"])}).encode()
         try:
             view = memoryview(message)
             while view:
@@ -82,6 +87,19 @@ class CandidateRole:
             _remove_later(self.root, folder)
         self._spare = self._fork_spare()  # readies itself while the host compares this one's outputs
         return reply
+
+    def _code_cache(self, code: str) -> str:
+        """The Triton cache of the children that run this code (triton_cache.py): the compile, test and
+        benchmark calls of one candidate share what they compile; different code never does. The last
+        CODE_CACHES of them are kept."""
+        key = hashlib.sha256(code.encode()).hexdigest()[:32]
+        folder = self._code_caches.pop(key, None) or os.path.join(self.root, "triton-cache-by-code", key)
+        self._code_caches[key] = folder
+        os.makedirs(folder, exist_ok=True)
+        while len(self._code_caches) > CODE_CACHES:
+            _, oldest = self._code_caches.popitem(last=False)
+            shutil.rmtree(oldest, ignore_errors=True)
+        return folder
 
     def _take_spare(self) -> "_Spare":
         """The child forked ahead for this request, or a new one if it is missing or died."""
@@ -282,7 +300,8 @@ def _spare_main(role: CandidateRole, request_fd: int, report_fd: int, ready_fd: 
         if pause is None:
             for fd in (ready_fd, go_fd):
                 os.close(fd)
-        _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead)
+        _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead,
+                    message.get("code_cache", ""))
     finally:  # never back into the fork server's code: a forked child that returned would serve its channel
         os._exit(5)
 
@@ -298,7 +317,7 @@ def _close_inherited(keep: set[int]) -> None:
 
 
 def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int,
-                pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None) -> None:
+                pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None, code_cache: str = "") -> None:
     exit_code = 0
     reply: dict[str, Any] = {"ok": True}
     try:
@@ -318,9 +337,14 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         input_folders = sorted({os.path.dirname(path) for path in
                                 [case["inputs"] for case in request.get("cases", [])] + timing_sets
                                 if isinstance(path, str)})
-        # Writes: its folder, the Triton cache, devices, and its own /proc entry (the CUDA driver needs it).
-        role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders,
-                                                   [folder, role.triton_cache, "/dev", "/proc/self"])
+        # The Triton cache of its code, over the fork server's (triton_cache.py): nothing it compiles or leaves
+        # there is found by a candidate of other code.
+        own_cache = code_cache or os.path.join(folder, "triton-cache")
+        triton_cache.use_own_cache(own_cache, role.triton_cache)
+        # Writes: its folder, its code's Triton cache, devices, and its own /proc entry (the CUDA driver needs
+        # it); the fork server's Triton cache it may read only.
+        role.sandbox = sandbox.restrict_filesystem(sandbox.system_read_paths() + input_folders + [role.triton_cache],
+                                                   [folder, own_cache, "/dev", "/proc/self"])
         reply["sandbox"] = role.sandbox + "; " + sandbox.drop_capabilities()
         reply.update(_run_candidate(role, request, source_path, pause, ahead))
         exit_code = 3 if reply.get("cuda_fault") else 0
