@@ -8,6 +8,8 @@
 #
 # `run` prints the machine, `tritongym doctor`, every test binary's result (the gpu-labelled tests
 # included) and a summary table last; full logs go to $OUT (or ./device-logs). Switches:
+#   DEVICE_GTEST_FILTER=... the gpu tests to run (gtest filter). The whole gpu_tests binary does not fit in one
+#                          10-minute call: EveryShippedOraclePasses alone ran past 9 minutes on 2026-12-01.
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
