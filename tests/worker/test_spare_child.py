@@ -5,9 +5,8 @@ import os
 import signal
 import time
 
-import torch
-
-from tritongym_worker.candidate import CandidateRole
+from one_case import request as _request
+from one_case import role as _role
 
 REPORTS = '''
 import os
@@ -22,19 +21,6 @@ def double(x):
         print("sentinel closed")
     return x * 2
 '''
-
-
-def _role(tmp_path):
-    return CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
-
-
-def _request(tmp_path, code):
-    inputs = tmp_path / "inputs" / "case.pt"
-    if not inputs.exists():
-        inputs.parent.mkdir()
-        torch.save({"inputs": [torch.arange(8.0)]}, inputs)
-    return {"code": code, "entry": "double", "timeout_s": 30.0,
-            "cases": [{"key": "s/seed-0", "inputs": str(inputs), "output": "out-0.pt"}]}
 
 
 def _alive(pid):

@@ -3,10 +3,10 @@ Triton's cache, a launcher of its own making above all, is found by no later can
 fork server's cache it may read but not write. Real fork server and children on the CPU, sandboxed as on a GPU."""
 import os
 
-import torch
 from triton.runtime.cache import FileCacheManager, _base32
 
-from tritongym_worker.candidate import CandidateRole
+from one_case import request
+from one_case import role as fork_server
 from tritongym_worker.sandbox import landlock_abi
 from tritongym_worker.triton_cache import LayeredCache
 
@@ -42,30 +42,21 @@ def double(x):
 '''
 
 
-def _request(tmp_path, code):
-    inputs = tmp_path / "inputs" / "case.pt"
-    if not inputs.exists():
-        inputs.parent.mkdir()
-        torch.save({"inputs": [torch.arange(8.0)]}, inputs)
-    return {"code": code, "entry": "double", "timeout_s": 60.0,
-            "cases": [{"key": "s/seed-0", "inputs": str(inputs), "output": "out-0.pt"}]}
-
-
 def test_what_a_candidate_leaves_in_tritons_cache_no_later_candidate_finds(tmp_path, monkeypatch):
     shared = tmp_path / "worker" / "triton-cache"
     monkeypatch.setenv("TRITON_CACHE_DIR", str(shared))
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     # The fork server's own entry (as its warm-up leaves the CUDA helper module): every child may read it.
     FileCacheManager.put(_folder(shared, _base32(HELPER)), b"helper", "cuda_utils.so")
-    role = CandidateRole("cpu", str(tmp_path / "worker"), str(shared), 0)
+    role = fork_server(tmp_path)  # its Triton cache is `shared`
     try:
-        planted = role.run(_request(tmp_path, PLANTS.replace("KEY", KEY).replace("SHARED", str(shared))
+        planted = role.run(request(tmp_path, PLANTS.replace("KEY", KEY).replace("SHARED", str(shared))
                                     .replace("FOLDER", _base32(HELPER))))
         assert planted.get("verdict") is None, planted
         assert not planted["stdout"].split("planted ")[1].split()[0].startswith(str(shared) + os.sep)
         if landlock_abi() >= 1:
             assert "shared cache refused: PermissionError" in planted["stdout"], planted["stdout"]
-        looked = role.run(_request(tmp_path, LOOKS.replace('"KEY"', f'"{KEY}"').replace('"HELPER"', f'"{HELPER}"')))
+        looked = role.run(request(tmp_path, LOOKS.replace('"KEY"', f'"{KEY}"').replace('"HELPER"', f'"{HELPER}"')))
         assert looked.get("verdict") is None, looked
         assert "launcher found: None" in looked["stdout"], looked["stdout"]
         assert "helper found: True" in looked["stdout"], looked["stdout"]
@@ -91,11 +82,11 @@ def double(x):
 def test_the_calls_of_the_same_code_share_what_they_compiled(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "worker" / "triton-cache"))
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
-    role = CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
+    role = fork_server(tmp_path)
     code = AGAIN.replace("KEY", KEY)
     try:
-        said = [role.run(_request(tmp_path, code))["stdout"] for _ in range(2)]
-        other = role.run(_request(tmp_path, code + "# another candidate\n"))["stdout"]
+        said = [role.run(request(tmp_path, code))["stdout"] for _ in range(2)]
+        other = role.run(request(tmp_path, code + "# another candidate\n"))["stdout"]
     finally:
         role.close()
     assert "found before: False" in said[0] and "found before: True" in said[1], said  # compile, then test
@@ -133,7 +124,7 @@ def test_a_fork_server_keeps_the_caches_of_its_most_recent_code_only(tmp_path, m
     import tritongym_worker.candidate as candidate
 
     monkeypatch.setattr(candidate, "CODE_CACHES", 2)
-    role = CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
+    role = fork_server(tmp_path)
     first, second = role._code_cache("a = 1\n"), role._code_cache("b = 2\n")
     assert first != second and os.path.isdir(first)
     assert role._code_cache("a = 1\n") == first  # used again: now the most recent

@@ -54,14 +54,7 @@ def compiled_kernels(module: Any) -> list[dict[str, Any]]:
     except ImportError:
         return []
     found: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    for value in list(vars(module).values()):
-        function = value
-        while function is not None and not isinstance(function, JITFunction):
-            function = getattr(function, "fn", None)  # Autotuner and Heuristics wrap a JITFunction
-        if function is None or id(function) in seen:
-            continue
-        seen.add(id(function))
+    for function in _wrapped(module, JITFunction):
         for device_cache in getattr(function, "device_caches", {}).values():
             kernel_cache = device_cache[0] if isinstance(device_cache, tuple) else {}
             for kernel in list(kernel_cache.values()):
@@ -87,15 +80,24 @@ def autotune_choices(module: Any) -> dict[str, dict[str, str]]:
     except ImportError:
         return {}
     found: dict[str, dict[str, str]] = {}
-    for value in list(vars(module).values()):
-        tuner = value
-        while tuner is not None and not isinstance(tuner, Autotuner):
-            tuner = getattr(tuner, "fn", None)  # a Heuristics around the Autotuner
-        if tuner is None or not getattr(tuner, "cache", None):
+    for tuner in _wrapped(module, Autotuner):
+        if not getattr(tuner, "cache", None):
             continue
         name = getattr(getattr(tuner, "base_fn", None), "__name__", "?")
         found[name] = {_key_text(key): str(config) for key, config in list(tuner.cache.items())}
     return found
+
+
+def _wrapped(module: Any, kind: type) -> list[Any]:
+    """Each object of `kind` the module's globals are or wrap (Heuristics wrap an Autotuner, which wraps a
+    JITFunction, each under `.fn`), once."""
+    found: dict[int, Any] = {}
+    for value in list(vars(module).values()):
+        while value is not None and not isinstance(value, kind):
+            value = getattr(value, "fn", None)
+        if value is not None:
+            found.setdefault(id(value), value)
+    return list(found.values())
 
 
 def _key_text(key: Any) -> str:
