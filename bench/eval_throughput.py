@@ -181,11 +181,22 @@ def autotune_lines(steady: list[dict], cold_results: list[dict]) -> list[str]:
                 total += 1
                 same += chosen == config
                 if chosen != config:
-                    differ.append(f"  {cold_result.get('task')} {kernel} [{key}]: warm {chosen}; cold {config}")
+                    differ.append(f"  {cold_result.get('task')} {kernel} [{key}]: warm {chosen}; cold {config}"
+                                  + _margin(warm_result, kernel, key, chosen, config))
     if not total:
         return []
     return [f"autotune choices, warm pool (steady state) against the cold path: the same config for {same} of "
             f"{total} keys", *differ[:12]]
+
+
+def _margin(warm_result: dict, kernel: str, key: str, warm_choice: str, cold_choice: str) -> str:
+    """What the warm pool's own benchmarks measured for both choices of a key: a near tie, or not."""
+    measured = (((warm_result.get("autotune_benchmarks") or {}).get("timings_us") or {}).get(kernel) or {}).get(key) or {}
+    warm_us, cold_us = measured.get(warm_choice), measured.get(cold_choice)
+    if not warm_us or not cold_us:
+        return ""
+    return (f" (the warm pool measured {warm_us:.1f} us for its choice and {cold_us:.1f} us for the cold path's, "
+            f"{100.0 * (cold_us - warm_us) / warm_us:+.1f}%)")
 
 
 def utilisation_lines(measured: dict) -> list[str]:

@@ -85,10 +85,14 @@ def summary(results: list[dict]) -> list[str]:
     alone = union([(a, b) for phases in spans.values() for name, a, b in phases if name == "timing"])
     reference = union([(a, b) for phases in spans.values() for name, a, b in phases if name in REFERENCE_WORKER])
     busy = sum(float(r.get("host_seconds", 0.0)) for r in timed)
+    # The autotuners' turns alone (autotune_bench.py): their total, not placed in time (the record has no start).
+    tuning = sum(float((r.get("turns") or {}).get("tuning_alone_s", 0.0)) for r in timed)
+    tunings = sum(int((r.get("turns") or {}).get("tunings_alone", 0)) for r in timed)
     slots = max(lanes(timed)) + 1
     lines = [f"judging window: {end:.1f} s, {len(timed)} candidates over {slots} slots; "
              f"the slots were busy {busy:.1f} s of {slots * end:.1f} s ({100.0 * busy / (slots * end):.0f}%)",
-             f"the GPU alone for timed calls: {alone:.1f} s of the window ({100.0 * alone / end:.0f}%)",
+             f"the GPU alone for timed calls: {alone:.1f} s of the window ({100.0 * alone / end:.0f}%)"
+             + (f"; for autotuners' benchmarks: {tuning:.1f} s in {tunings} keys" if tunings else ""),
              f"the reference worker (prepare, compare, baselines): {reference:.1f} s ({100.0 * reference / end:.0f}%)",
              "", "| candidate | start | end | suspended s | suspensions | compiles off the GPU | longest phase |",
              "|---|---:|---:|---:|---:|---:|---|"]

@@ -221,7 +221,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       out.erase("executor");
       if (record.is_object())
         for (const char* key : {"phase_seconds", "candidate_phases", "compiles_off_gpu", "autotune_compiled",
-                                "autotune_choices", "turns"})
+                                "autotune_choices", "autotune_benchmarks", "turns"})
           if (auto* value = record.as_object().if_contains(key)) out[key] = std::move(*value);
       out.erase("stdout");
       out.erase("stderr");

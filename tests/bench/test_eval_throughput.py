@@ -22,3 +22,12 @@ def test_choices_are_compared_key_by_key_where_both_paths_tuned():
 
 def test_without_autotuned_candidates_nothing_is_said():
     assert autotune_lines([{"task": "t"}], [{"task": "t"}]) == []
+
+
+def test_a_different_choice_says_what_the_warm_pool_measured_for_both():
+    warm = [{"task": "t/gelu", "autotune_choices": {"_gelu": {"64, float16": "BLOCK: 512"}},
+             "autotune_benchmarks": {"timings_us": {"_gelu": {"64, float16": {"BLOCK: 512": 20.0, "BLOCK: 256": 20.5}}}}}]
+    cold = [{"task": "t/gelu", "autotune_choices": {"_gelu": {"64, float16": "BLOCK: 256"}}}]
+    assert autotune_lines(warm, cold)[1] == (
+        "  t/gelu _gelu [64, float16]: warm BLOCK: 512; cold BLOCK: 256 (the warm pool measured 20.0 us for its "
+        "choice and 20.5 us for the cold path's, +2.5%)")

@@ -410,7 +410,8 @@ TEST_F(TritonExecutorTest, ATimingSuspendsTheChecksBesideItInsteadOfWaitingForTh
 
 // An autotuned kernel's configs compile at once, on a pool of threads, before its autotuner benchmarks them
 // (autotune_compile.py): autotuned.py's four configs are one batch and one turn off the GPU, not four; the
-// second shape finds them compiled. The autotuner still chooses, and the candidate is judged as before.
+// second shape finds them compiled. The autotuner still chooses, with the GPU to itself while it benchmarks
+// each key on the executor's budget (autotune_bench.py), and the candidate is judged as before.
 TEST_F(TritonExecutorTest, AnAutotunedKernelsConfigsCompileAtOnceBeforeItsAutotunerBenchmarks) {
   EvaluationResult result = evaluate("autotuned", EvaluationStage::benchmark, 300);
   EXPECT_VERDICT(result, Verdict::passed);
@@ -431,6 +432,22 @@ TEST_F(TritonExecutorTest, AnAutotunedKernelsConfigsCompileAtOnceBeforeItsAutotu
   const auto& chosen = record.at("autotune_choices").as_object();
   ASSERT_TRUE(chosen.contains("add_kernel")) << boost::json::serialize(chosen);
   EXPECT_EQ(chosen.at("add_kernel").as_object().size(), 2u) << boost::json::serialize(chosen);
+  // Each key's four configs were benchmarked on the executor's budget, with the GPU to itself (autotune_bench.py):
+  // the host took it alone once per key and gave it back before the timing.
+  ASSERT_TRUE(record.contains("autotune_benchmarks")) << result.record_json;
+  const auto& benchmarked = record.at("autotune_benchmarks").as_object();
+  EXPECT_EQ(benchmarked.at("keys_alone").to_number<int64_t>(), 2) << boost::json::serialize(benchmarked);
+  EXPECT_EQ(benchmarked.at("configs_on_budget").to_number<int64_t>(), 8) << boost::json::serialize(benchmarked);
+  // What each config measured, per key: the record can tell a near tie from a clear choice.
+  const auto& measured = benchmarked.at("timings_us").at("add_kernel").as_object();
+  ASSERT_EQ(measured.size(), 2u) << boost::json::serialize(benchmarked);
+  for (const auto& [key, configs] : measured) {
+    EXPECT_EQ(configs.as_object().size(), 4u) << key;
+    for (const auto& [config, us] : configs.as_object()) EXPECT_GT(us.to_number<double>(), 0.0) << key << " " << config;
+  }
+  const auto& turns = record.at("turns").as_object();
+  EXPECT_EQ(turns.at("tunings_alone").to_number<int64_t>(), 2) << boost::json::serialize(turns);
+  EXPECT_GT(turns.at("tuning_alone_s").to_number<double>(), 0.0) << boost::json::serialize(turns);
   for (const auto& shape : result.shapes) {
     ASSERT_TRUE(shape.timing.has_value()) << shape.shape;
     EXPECT_GT(shape.timing->median_us, 0.0) << shape.shape;

@@ -48,7 +48,7 @@ class Host:
         return {"op": "time"} if self.sent[-1] == "ready_to_time" else {"op": "continue"}
 
 
-def _run(tmp_path, monkeypatch, code, host, blocks=(128,), timeout_s=60.0):
+def _run(tmp_path, monkeypatch, code, host, blocks=(128,), timeout_s=60.0, extra=None):
     cache = tmp_path / "worker" / "triton-cache"
     monkeypatch.setenv("TRITON_CACHE_DIR", str(cache))
     inputs = tmp_path / "inputs" / "case.pt"
@@ -60,7 +60,8 @@ def _run(tmp_path, monkeypatch, code, host, blocks=(128,), timeout_s=60.0):
     for block in blocks:  # one request per block size: each is a new kernel specialisation to compile
         request = {"code": f"BLOCK = {block}\n" + code, "entry": "double", "timeout_s": timeout_s,
                    "pause_before_timing": True, "cases": cases[:1],
-                   "timing": {"shapes": [{"key": "s", "sets": [str(inputs)], "recheck": []}], "target_seconds": 0.01}}
+                   "timing": {"shapes": [{"key": "s", "sets": [str(inputs)], "recheck": []}], "target_seconds": 0.01},
+                   **(extra or {})}
         started = time.monotonic()
         results.append((role.run(request), time.monotonic() - started))
     return results
@@ -230,3 +231,52 @@ def test_a_byte_out_of_turn_is_not_passed_on_and_the_child_waits_until_its_limit
     assert host.sent == []  # neither the forged "timed" nor, after it, "ready_to_time"
     assert reply["verdict"] == "timeout", reply
     assert elapsed < 30
+
+
+AUTOTUNED = '''
+import triton
+from triton.runtime.autotuner import Autotuner
+
+
+class _Launch:  # what the Autotuner wraps in place of a @triton.jit function: there is no GPU to launch on
+    def __init__(self):
+        self.fn = lambda x_ptr, n: None
+
+    def run(self, *args, grid, warmup, BLOCK, **kwargs):
+        return None
+
+
+_tuner = Autotuner(_Launch(), ["x_ptr", "n"], [triton.Config({"BLOCK": b}) for b in (32, 64)], key=["n"],
+                   reset_to_zero=None, restore_value=None, do_bench=lambda kernel_call, quantiles: [1.0] * 3)
+
+
+def double(x):
+    _tuner.run(x, x.numel(), grid=(1,), warmup=False)
+    _tuner.run(x, x.numel(), grid=(1,), warmup=False)  # tuned already: no second turn
+    return x * 2
+'''
+
+
+def test_an_autotuner_has_the_gpu_alone_while_it_benchmarks_a_new_key(tmp_path, monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    host = Host()
+    [(reply, _)] = _run(tmp_path, monkeypatch, AUTOTUNED, host, extra={"autotune": {"alone": True, "rep_ms": 10}})
+    assert reply.get("verdict") is None, reply
+    assert host.sent == ["gpu_alone_wanted", "gpu_alone_done", "ready_to_time"]
+    assert len(set(host.pids)) == 1
+    # Its own benchmark (do_bench=...) was kept: no config on the executor's budget.
+    benchmarks = reply["autotune_benchmarks"]
+    assert (benchmarks["keys_alone"], benchmarks["configs_on_budget"], benchmarks["rep_ms"]) == (1, 0, 10.0)
+    # What the one key's benchmarks measured (1 ms each, the candidate's own benchmark says).
+    [(kernel, keys)] = benchmarks["timings_us"].items()
+    assert kernel == "<lambda>" and list(keys) == ["8, float32"]
+    assert sorted(keys["8, float32"].values()) == [1000.0, 1000.0]
+
+
+def test_without_alone_in_the_request_an_autotuner_takes_no_turn(tmp_path, monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    host = Host()
+    [(reply, _)] = _run(tmp_path, monkeypatch, AUTOTUNED, host)
+    assert reply.get("verdict") is None, reply
+    assert host.sent == ["ready_to_time"]
+    assert reply["autotune_benchmarks"]["keys_alone"] == 0  # its timings are still reported

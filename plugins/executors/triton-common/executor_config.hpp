@@ -31,6 +31,12 @@ struct TritonExecutorConfig {
   // A timing holds the children checking beside it on its GPU through the driver (their queued work done,
   // their CUDA calls waiting) rather than waiting for their checks to end (gpu_lock.hpp).
   bool suspend_checks = true;
+  // Triton's autotuner in a candidate (triton-cuda; docs/timing.md, "Autotuning"): each config of a new key is
+  // benchmarked with Triton's do_bench on this budget (0: the autotuner's own, 25 and 100 ms), unless the
+  // kernel chose its own benchmark; in a timed run, with the GPU alone while it does.
+  double autotune_warmup_ms = 2.0;
+  double autotune_rep_ms = 10.0;
+  bool autotune_alone = true;
   std::string cache_dir;           // baselines and ceilings; "" -> $XDG_CACHE_HOME/tritongym or ~/.cache/tritongym
 
   static constexpr auto fields() {
@@ -49,6 +55,9 @@ struct TritonExecutorConfig {
         field("timing_seconds", &TritonExecutorConfig::timing_seconds),
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),
         field("suspend_checks", &TritonExecutorConfig::suspend_checks),
+        field("autotune_warmup_ms", &TritonExecutorConfig::autotune_warmup_ms),
+        field("autotune_rep_ms", &TritonExecutorConfig::autotune_rep_ms),
+        field("autotune_alone", &TritonExecutorConfig::autotune_alone),
         field("cache_dir", &TritonExecutorConfig::cache_dir));
   }
 };

@@ -605,6 +605,9 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       run["timing"] = timing_plan_json(request.task, timing, plane);
       run["pause_before_timing"] = true;
     }
+    if (cuda)  // how the candidate's autotuners benchmark (autotune_bench.py); alone only in a timed run
+      run["autotune"] = {{"warmup_ms", config_.autotune_warmup_ms}, {"rep_ms", config_.autotune_rep_ms},
+                         {"alone", config_.autotune_alone}};
     auto reply = worker->request(run, request.timeout_s + kHostGraceSeconds);
     // A timed child hands its share of the GPU back while Triton compiles, and asks for it again after
     // (gpu_turns.py): another evaluation's timing need not wait for a compile. The child's word is not
@@ -612,24 +615,53 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     // trusted: the child is held through the driver before its share is released (IdleHold), until it has
     // its share again. Once the child is known (it names itself in these events), its share is suspendable:
     // another evaluation's timing holds it rather than waits for its checks to end (CheckSuspension).
+    // While its autotuner benchmarks a new key it has the GPU alone, as a timing does (autotune_bench.py).
     double share_wait = 0.0;
     IdleHold idle(process_holds_);
     CheckSuspension checking(gpu_mutex(gpu), process_holds_, cuda && config_.suspend_checks);
+    int64_t tunings_alone = 0;
+    double tuning_alone_s = 0.0;
+    auto tuning_since = std::chrono::steady_clock::now();
+    // From the GPU alone back to a share, without letting go of it in between.
+    auto to_share = [&] {
+      if (!gpu_exclusive.owns_lock()) return;
+      gpu_exclusive.release();  // leaves it without its mutex: given back below
+      gpu_mutex(gpu).unlock_and_lock_shared();
+      gpu_exclusive = std::unique_lock(gpu_mutex(gpu), std::defer_lock);
+      gpu_shared = std::shared_lock(gpu_mutex(gpu), std::adopt_lock);
+      tuning_alone_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_since).count();
+    };
     for (std::string event = reply ? text_of(*reply, "event") : "";
-         event == "gpu_idle" || event == "gpu_wanted"; event = reply ? text_of(*reply, "event") : "") {
+         event == "gpu_idle" || event == "gpu_wanted" || event == "gpu_alone_wanted" || event == "gpu_alone_done";
+         event = reply ? text_of(*reply, "event") : "") {
       const int pid = static_cast<int>(number_of(*reply, "pid"));
+      const std::string held_file = worker->root + "/holds/" + std::to_string(pid);
       if (event == "gpu_idle" && gpu_shared.owns_lock()) {
         checking.unmark();
         if (idle.hold(pid, request.timeout_s)) gpu_shared.unlock();
       }
-      if (event == "gpu_wanted") {
+      if (event == "gpu_wanted" && !gpu_exclusive.owns_lock()) {
         if (!gpu_shared.owns_lock()) {
           auto asked = std::chrono::steady_clock::now();
           gpu_shared.lock();
           share_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
         }
         idle.release();
-        checking.mark(pid, worker->root + "/holds/" + std::to_string(pid));
+        checking.mark(pid, held_file);
+      }
+      if (event == "gpu_alone_wanted" && cuda && !gpu_exclusive.owns_lock()) {
+        checking.unmark();  // alone, it is never suspended
+        if (gpu_shared.owns_lock()) gpu_shared.unlock();
+        auto asked = std::chrono::steady_clock::now();
+        gpu_exclusive.lock();
+        tuning_since = std::chrono::steady_clock::now();
+        share_wait += std::chrono::duration<double>(tuning_since - asked).count();
+        idle.release();
+        ++tunings_alone;
+      }
+      if (event == "gpu_alone_done" && gpu_exclusive.owns_lock()) {
+        to_share();
+        checking.mark(pid, held_file);
       }
       reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
     }
@@ -637,11 +669,17 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     lap("candidate");
     phases["candidate"] = phases["candidate"].as_double() - share_wait;
     phases["candidate_share_wait"] = share_wait;
-    if (reply && text_of(*reply, "event") == "ready_to_time") {
+    const bool ready = reply && text_of(*reply, "event") == "ready_to_time";
+    if (!ready) to_share();  // a child that tuned and never said so: the run has ended
+    if (ready) {
       // Checked and idle: now the GPU alone for the timed calls. The child says when they are done
       // (`timed`); its determinism check and the hand-over of its outputs share the GPU again.
-      if (gpu_shared.owns_lock()) gpu_shared.unlock();
-      gpu_exclusive.lock();
+      if (gpu_exclusive.owns_lock()) {  // still alone from its autotuner: it keeps the GPU for the timing
+        tuning_alone_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_since).count();
+      } else {
+        if (gpu_shared.owns_lock()) gpu_shared.unlock();
+        gpu_exclusive.lock();
+      }
       idle.release();  // a child that said "idle" and then "ready" (out of turn) is let go only now
       lap("timing_wait");
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
@@ -668,6 +706,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (timed) {
       boost::json::object turns = idle.record();
       for (auto& [key, value] : checking.record()) turns[key] = value;
+      turns["tunings_alone"] = tunings_alone;
+      turns["tuning_alone_s"] = tuning_alone_s;
       record["turns"] = std::move(turns);
     }
     record["phase_seconds"] = phases;
@@ -696,7 +736,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     result.stderr_text = text_of(*reply, "stderr");
     result.wall_seconds = number_of(*reply, "wall_seconds");
     if (target_ == Target::cuda) result.gpu_seconds = result.wall_seconds;  // the child held a GPU throughout
-    for (const char* key : {"kernels", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled", "autotune_choices"})
+    for (const char* key : {"kernels", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled", "autotune_choices",
+                            "autotune_benchmarks"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
     // Where the candidate phase's time went inside the child (import, loading inputs, running, saving outputs,
     // and the timing stage's parts).

@@ -18,6 +18,7 @@ import traceback
 from typing import Any
 
 from . import diagnostics, handover, integrity, sandbox, triton_cache
+from .autotune_bench import AutotuneBench
 from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
 
@@ -135,9 +136,9 @@ class CandidateRole:
     def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1) -> dict[str, Any]:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
         candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
-        child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back or is
-        ready to be timed, waits for the host's go-ahead (those waits do not count against the child's time);
-        after its timed calls, one `timed`; a byte out of turn ends what is passed on. Nor does the time the
+        child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back, the GPU
+        alone for its autotuner, or is ready to be timed, waits for the host's go-ahead (those waits do not
+        count against the child's time); after its timed calls, one `timed`; a byte out of turn ends what is passed on. Nor does the time the
         host held the child while another evaluation was timed, which the host writes to holds/<pid>."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
@@ -165,9 +166,12 @@ class CandidateRole:
                         listening = False
                     elif said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
                         self._tell_host("gpu_idle", pid=pid)
-                    elif said in (b"w", b"r"):  # wants its share back, or the GPU alone to be timed
+                    elif said == b"t":  # its autotuner's benchmarks are done: its share is enough again
+                        self._tell_host("gpu_alone_done", pid=pid)
+                    elif said in (b"w", b"r", b"a"):  # wants its share back, the GPU alone to be timed or to tune
                         paused = time.monotonic()
                         go = (self._tell_host("gpu_wanted", pid=pid) if said == b"w"
+                              else self._tell_host("gpu_alone_wanted", pid=pid) if said == b"a"
                               else self._tell_host("ready_to_time", answer="time", pid=pid))
                         waited = time.monotonic() - paused
                         self._paused_s += waited
@@ -177,7 +181,7 @@ class CandidateRole:
                         except OSError:  # the child is gone; its exit is read below
                             pass
                         being_timed = said == b"r" and go
-                        listening = said == b"w" or go
+                        listening = said in (b"w", b"a") or go
                     else:  # closed, or out of turn: nothing more is passed on
                         listening = False
                     if not listening:
@@ -271,6 +275,8 @@ class _Ahead:
         self.turns.install_compile_gate()
         self.autotune = AutotuneCompiles()
         self.autotune.install(self.turns)
+        self.tuning = AutotuneBench()
+        self.tuning.install(self.turns)
         self.guard = _TimingGuard(device) if device.startswith("cuda") else None
         self.seconds = time.perf_counter() - started
 
@@ -387,6 +393,12 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     if autotune is None:
         autotune = AutotuneCompiles()
         autotune.install(turns)
+    # Its autotuners benchmark with the GPU alone, on the executor's budget (autotune_bench.py).
+    tuning = ahead.tuning if ahead is not None else None
+    if tuning is None:
+        tuning = AutotuneBench()
+        tuning.install(turns)
+    tuning.configure(request.get("autotune"))
     guard = None
     if plan:
         guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)  # before the candidate
@@ -472,6 +484,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         reply["autotune_choices"] = choices
     if autotune.kernels:
         reply["autotune_compiled"] = {"kernels": autotune.kernels, "batches": autotune.batches}
+    if tuning.keys_alone or tuning.configs_on_budget or tuning.timings:
+        reply["autotune_benchmarks"] = {"keys_alone": tuning.keys_alone, "configs_on_budget": tuning.configs_on_budget,
+                                        "warmup_ms": tuning.warmup_ms, "rep_ms": tuning.rep_ms,
+                                        "timings_us": tuning.timings}
     return reply
 
 

@@ -84,7 +84,7 @@ def autotune_choices(module: Any) -> dict[str, dict[str, str]]:
         if not getattr(tuner, "cache", None):
             continue
         name = getattr(getattr(tuner, "base_fn", None), "__name__", "?")
-        found[name] = {_key_text(key): str(config) for key, config in list(tuner.cache.items())}
+        found[name] = {key_text(key): str(config) for key, config in list(tuner.cache.items())}
     return found
 
 
@@ -100,7 +100,8 @@ def _wrapped(module: Any, kind: type) -> list[Any]:
     return list(found.values())
 
 
-def _key_text(key: Any) -> str:
+def key_text(key: Any) -> str:
+    """An autotuner's key as the reports write it: its parts joined, dtypes without "torch."."""
     parts = key if isinstance(key, tuple) else (key,)
     return ", ".join(str(part).replace("torch.", "") for part in parts)
 

@@ -6,13 +6,16 @@ with its share. While Triton compiles one of its kernels (CPU work, most of what
 share back, so that another candidate's timing need not wait for that compile, and it asks for the share
 again before it goes on. When its checks are done it says it is ready to be timed and waits until it has the
 GPU to itself; when its timed calls are done it says so, and goes on with its share only (the determinism
-check and handing over the timed calls' outputs need no quiet GPU).
+check and handing over the timed calls' outputs need no quiet GPU). While Triton's autotuner benchmarks the
+configs of a new key it has the GPU alone as well (autotune_bench.py), and then goes on with its share.
 
 One byte per message on the child's `ready` pipe to the fork server, which passes each on to the host:
   b"i"  idle: compiling, every stream synchronised; no answer
   b"w"  wants its share back; waits for the answer
   b"r"  ready to be timed; waits for the answer
   b"d"  the timed calls are done: its share is enough from now on; no answer
+  b"a"  wants the GPU alone while its autotuner benchmarks; waits for the answer
+  b"t"  the autotuner's benchmarks are done: its share is enough again; no answer
 The answer, on the `go` pipe: b"g" (go on) or b"s" (stop: no timing)."""
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ class GpuTurns:
         self._installed = False
         self._gating = False  # hands the GPU back during compiles (between attach and ready_to_time)
         self._compiling = 0
+        self._alone = False  # has the GPU alone for an autotuner's benchmarks (between b"a" and b"t")
         self.handed_back = 0  # compiles (or batches of them) during which the GPU was handed back
 
     def attach(self, ready_fd: int, go_fd: int) -> None:
@@ -49,7 +53,9 @@ class GpuTurns:
         def compile(*args: Any, **kwargs: Any) -> Any:  # noqa: A001  (the name Triton looks up)
             # Only the main thread's compiles, one level deep. A candidate thread that launches work meanwhile
             # could only slow another candidate's timing, never speed it, and its own timing flags threads.
-            if not turns._gating or turns._compiling or threading.current_thread() is not threading.main_thread():
+            # Nor while it has the GPU alone for its autotuner (a config that failed to compile ahead).
+            if (not turns._gating or turns._compiling or turns._alone
+                    or threading.current_thread() is not threading.main_thread()):
                 return original(*args, **kwargs)
             turns._compiling += 1
             handed = turns._hand_back()
@@ -66,7 +72,7 @@ class GpuTurns:
     def hand_back_while_waiting(self) -> bool:
         """For the main thread, before it waits for CPU work done elsewhere (a batch of compiles on a pool of
         threads, autotune_compile.py): hands the GPU back if compiles do now. True: take_back() after the wait."""
-        if not self._gating or self._compiling:
+        if not self._gating or self._compiling or self._alone:
             return False
         return self._hand_back()
 
@@ -74,8 +80,34 @@ class GpuTurns:
         """After hand_back_while_waiting() said True."""
         self._take_back()
 
+    def alone_for_tuning(self) -> bool:
+        """Before an autotuner benchmarks a new key's configs (main thread, with its share): asks for the GPU
+        alone and waits for it. True: tuning_done() once the benchmarks are over."""
+        if not self._gating or self._compiling or self._alone:
+            return False
+        _synchronise()
+        try:
+            os.write(self._ready, b"a")
+            answer = os.read(self._go, 1)
+        except OSError:
+            return False
+        self._alone = answer == b"g"
+        return self._alone
+
+    def tuning_done(self) -> None:
+        """After alone_for_tuning() said True: the GPU is shared again."""
+        if not self._alone:
+            return
+        self._alone = False
+        _synchronise()  # its benchmarks' work is done before others come back
+        try:
+            os.write(self._ready, b"t")
+        except OSError:
+            pass
+
     def ready_to_time(self) -> bool:
         """Checked and idle: says so and waits until the host has the GPU alone for this child. True: time it."""
+        self.tuning_done()  # (an autotuner that never returned from its launch)
         self._gating = False
         _synchronise()  # a broken context is left to the timing stage to report
         os.write(self._ready, b"r")
