@@ -107,21 +107,28 @@ def aligned(chosen: list[tuple[str, str]], results: list[dict]) -> list[dict]:
     return out
 
 
-def cold(tasks_json: str, chosen: list[tuple[str, str]], device: str) -> tuple[float, list[dict]]:
+def cold(tasks_json: str, chosen: list[tuple[str, str]], device: str, cache: str = "pass") -> tuple[float, list[dict]]:
+    """`cache`: "pass", one fresh Triton cache for the pass's processes, as a harness on a machine's default cache
+    (~/.triton) has: Triton's CUDA helper module is built once, and a launcher once per signature, while each
+    candidate's kernels compile (its code is new); the warm pool likewise keeps its fork servers' helper module
+    across runs. "candidate": a fresh cache per process, which also builds the helper module and every launcher
+    in each process (the bench's cold path until 2026-12-01)."""
     env = {**os.environ, **({"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else {})}
     started = time.perf_counter()
     results = []
-    for task, path in chosen:
-        # Each candidate compiles: a fresh Triton cache, as a new candidate's code never is in one, and as
-        # each pass of the warm pool starts its workers' caches empty. A cache shared across the cold
-        # processes (~/.triton, kept across calls on one machine) would skip the compiles of code it has seen.
-        with tempfile.TemporaryDirectory(prefix="cold-triton-cache-") as cache:
-            done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task,
-                                   path, device], capture_output=True, text=True, check=False,
-                                  env={**env, "TRITON_CACHE_DIR": cache})
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        results.append(json.loads(lines[-1]) if lines else {"task": task, "code": path, "verdict": "crash",
-                                                             "detail": done.stderr[-200:]})
+    shared = tempfile.TemporaryDirectory(prefix="cold-triton-cache-") if cache == "pass" else None
+    try:
+        for task, path in chosen:
+            with tempfile.TemporaryDirectory(prefix="cold-triton-cache-") as own:
+                done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task,
+                                       path, device], capture_output=True, text=True, check=False,
+                                      env={**env, "TRITON_CACHE_DIR": shared.name if shared else own})
+            lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+            results.append(json.loads(lines[-1]) if lines else {"task": task, "code": path, "verdict": "crash",
+                                                                 "detail": done.stderr[-200:]})
+    finally:
+        if shared is not None:
+            shared.cleanup()
     return time.perf_counter() - started, results
 
 
@@ -245,7 +252,10 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
              f"| warm pool, first pass (from cold: worker start{', ceilings, baselines with torch.compile' if device == 'cuda' else ''}) | {first_s:.1f} | {per_min(first_s):.1f} |",
              (f"| warm pool, steady state (second pass) | {steady_s:.1f} | {per_min(steady_s):.1f} |" if has_steady
               else "| warm pool, steady state (second pass) | not measured | |"),
-             f"| cold process per candidate | {cold_s:.1f} | {per_min(cold_s):.1f} |", "",
+             f"| cold process per candidate (a Triton cache per {measured.get('cold_cache', 'candidate')}) | {cold_s:.1f} | {per_min(cold_s):.1f} |",
+             *([f"| cold process per candidate (a Triton cache per {measured['cold_also']['cache']}) | "
+                f"{measured['cold_also']['cold_s']:.1f} | {per_min(measured['cold_also']['cold_s']):.1f} |"]
+               if measured.get("cold_also") else []), "",
              (f"speedup, steady state vs cold: {cold_s / steady_s:.2f}x; " if has_steady else "")
              + f"first pass vs cold: {cold_s / first_s:.2f}x",
              *([f"of the steady state, {steady[0]['batch_start_seconds']:.1f} s went to starting the executor's workers "
@@ -254,6 +264,10 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                 f"{cold_s / (steady_s - steady[0]['batch_start_seconds']):.2f}x the cold path (a run that starts its pool "
                 "once approaches this)"]
                if steady and "batch_start_seconds" in steady[0] and steady_s > steady[0]["batch_start_seconds"] else []),
+             *([f"against the cold path with a Triton cache per {measured['cold_also']['cache']}: "
+                f"{measured['cold_also']['cold_s'] / steady_s:.2f}x; its verdicts the same as the first cold path's: "
+                f"{sum(normalise(a['verdict']) == normalise(b['verdict']) for a, b in zip(cold_results, measured['cold_also']['cold']))} of {n}"]
+               if has_steady and measured.get("cold_also") else []),
              *variant_lines(measured, steady, cold_s, n),
              *utilisation_lines(measured),
              *autotune_lines(steady, cold_results),
@@ -281,6 +295,10 @@ def main() -> int:
                         help="a further steady-state pass with this executor config on top (repeatable)")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
+    parser.add_argument("--cold-cache", choices=["pass", "candidate"], default="pass",
+                        help="the cold path's Triton cache: one per pass (default) or a fresh one per process")
+    parser.add_argument("--cold-also", choices=["pass", "candidate"], default=None,
+                        help="run the cold path a second time with this cache, and say its ratio too")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
                         help="join two --save files (one warm, one cold) into the table")
     args = parser.parse_args()
@@ -345,9 +363,18 @@ def main() -> int:
                     print(f"warm pool, steady state with {json.dumps(variant)}: {seconds:.1f} s{ended()}", flush=True)
                     save()
             if args.only in (None, "cold"):
-                measured["cold_s"], measured["cold"] = sampled("cold path", lambda: cold(args.tasks_json, chosen, device))
+                measured["cold_cache"] = args.cold_cache
+                measured["cold_s"], measured["cold"] = sampled(
+                    "cold path", lambda: cold(args.tasks_json, chosen, device, args.cold_cache))
                 print(f"cold process per candidate: {len(measured['cold'])} verdicts in {measured['cold_s']:.1f} s{ended()}",
                       flush=True)
+                save()
+                if args.cold_also:
+                    seconds, results = sampled(f"cold path, a Triton cache per {args.cold_also}",
+                                               lambda: cold(args.tasks_json, chosen, device, args.cold_also))
+                    measured["cold_also"] = {"cache": args.cold_also, "cold_s": seconds, "cold": results}
+                    print(f"cold process per candidate, a Triton cache per {args.cold_also}: {seconds:.1f} s{ended()}",
+                          flush=True)
         finally:
             if sampler is not None:
                 sampler.close()

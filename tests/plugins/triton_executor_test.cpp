@@ -273,6 +273,27 @@ TEST_F(TritonExecutorTest, ACandidateCannotHoldTheReferenceWorkerThroughTheDrive
   EXPECT_EQ(result.stdout_text.find("HELD"), std::string::npos) << result.stdout_text;
 }
 
+// Nor another evaluation's child, fork server or spare child: holds_siblings.py tries the driver's checkpoint lock
+// on every harness process it can see while slow_checks.py is being checked beside it.
+TEST_F(TritonExecutorTest, ACandidateCannotHoldAnotherEvaluationsProcessesThroughTheDriver) {
+  if (!kCuda) GTEST_SKIP() << "the checkpoint lock is the CUDA driver's";
+  std::optional<EvaluationResult> slow;
+  std::thread beside([&] { slow = evaluate("slow_checks", EvaluationStage::benchmark, 300); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // slow_checks.py's child checks now
+  EvaluationResult probe = evaluate("holds_siblings", EvaluationStage::test, 120);
+  beside.join();
+  ASSERT_TRUE(slow.has_value());
+  EXPECT_VERDICT(probe, Verdict::passed);
+  EXPECT_VERDICT(*slow, Verdict::passed);
+  EXPECT_TRUE(slow->flags.empty()) << slow->message;
+  if (probe.stdout_text.find("NO CHECKPOINT API") != std::string::npos)
+    GTEST_SKIP() << "this driver has no checkpoint API (older than CUDA 12.8)";
+  EXPECT_EQ(probe.stdout_text.find("NO OTHER CANDIDATE PROCESS FOUND"), std::string::npos)
+      << "the fixture found no other candidate process; the test proves nothing: " << probe.stdout_text;
+  EXPECT_NE(probe.stdout_text.find("REFUSED candidate"), std::string::npos) << probe.stdout_text;
+  EXPECT_EQ(probe.stdout_text.find("HELD"), std::string::npos) << probe.stdout_text;
+}
+
 TEST_F(TritonExecutorTest, CandidatesSeeNoSecretOfTheHost) {
   auto result = evaluate("prints_environment");
   EXPECT_VERDICT(result, Verdict::passed);
