@@ -86,6 +86,18 @@ class TritonExecutorTest : public ::testing::Test {
     EXPECT_TRUE(result) << result.status().to_string();
     return result ? result.value() : EvaluationResult{};
   }
+  // `fixture` judged while slow_checks.py is being checked beside it, in the executor's other worker (each of its
+  // checks holds its share of the GPU for 0.6 s): {slow_checks.py's result, the fixture's}.
+  std::pair<EvaluationResult, EvaluationResult> beside_slow_checks(const std::string& fixture, EvaluationStage stage,
+                                                                   double timeout_s) {
+    std::optional<EvaluationResult> slow;
+    std::thread beside([&] { slow = evaluate("slow_checks", EvaluationStage::benchmark, 300); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // slow_checks.py has compiled, and checks
+    EvaluationResult other = evaluate(fixture, stage, timeout_s);
+    beside.join();
+    EXPECT_TRUE(slow.has_value());
+    return {slow.value_or(EvaluationResult{}), std::move(other)};
+  }
   // A vector-add candidate from a file of the repository.
   static EvaluationRequest vector_add_request(const std::string& path, EvaluationStage stage, int64_t seeds,
                                               double timeout_s) {
@@ -277,15 +289,10 @@ TEST_F(TritonExecutorTest, ACandidateCannotHoldTheReferenceWorkerThroughTheDrive
 // on every harness process it can see while slow_checks.py is being checked beside it.
 TEST_F(TritonExecutorTest, ACandidateCannotHoldAnotherEvaluationsProcessesThroughTheDriver) {
   if (!kCuda) GTEST_SKIP() << "the checkpoint lock is the CUDA driver's";
-  std::optional<EvaluationResult> slow;
-  std::thread beside([&] { slow = evaluate("slow_checks", EvaluationStage::benchmark, 300); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // slow_checks.py's child checks now
-  EvaluationResult probe = evaluate("holds_siblings", EvaluationStage::test, 120);
-  beside.join();
-  ASSERT_TRUE(slow.has_value());
+  auto [slow, probe] = beside_slow_checks("holds_siblings", EvaluationStage::test, 120);
   EXPECT_VERDICT(probe, Verdict::passed);
-  EXPECT_VERDICT(*slow, Verdict::passed);
-  EXPECT_TRUE(slow->flags.empty()) << slow->message;
+  EXPECT_VERDICT(slow, Verdict::passed);
+  EXPECT_TRUE(slow.flags.empty()) << slow.message;
   if (probe.stdout_text.find("NO CHECKPOINT API") != std::string::npos)
     GTEST_SKIP() << "this driver has no checkpoint API (older than CUDA 12.8)";
   EXPECT_EQ(probe.stdout_text.find("NO OTHER CANDIDATE PROCESS FOUND"), std::string::npos)
@@ -407,16 +414,11 @@ TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) 
 // for those checks to end.
 TEST_F(TritonExecutorTest, ATimingSuspendsTheChecksBesideItInsteadOfWaitingForThem) {
   if (!kCuda) GTEST_SKIP() << "suspending a checking child needs triton-cuda";
-  std::optional<EvaluationResult> slow;
-  std::thread beside([&] { slow = evaluate("slow_checks", EvaluationStage::benchmark, 300); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // slow_checks.py has compiled, and checks
-  EvaluationResult timed = evaluate("correct", EvaluationStage::benchmark, 300);
-  beside.join();
-  ASSERT_TRUE(slow.has_value());
+  auto [slow, timed] = beside_slow_checks("correct", EvaluationStage::benchmark, 300);
   EXPECT_VERDICT(timed, Verdict::passed);
-  EXPECT_VERDICT(*slow, Verdict::passed);
-  EXPECT_TRUE(slow->flags.empty()) << slow->message;
-  auto slow_record = boost::json::parse(slow->record_json).as_object();
+  EXPECT_VERDICT(slow, Verdict::passed);
+  EXPECT_TRUE(slow.flags.empty()) << slow.message;
+  auto slow_record = boost::json::parse(slow.record_json).as_object();
   const auto& turns = slow_record.at("turns").as_object();
   if (turns.contains("error") && !turns.at("enforced").as_bool())
     GTEST_SKIP() << "the driver cannot hold processes here: " << boost::json::serialize(turns);

@@ -94,60 +94,67 @@ def test_without_a_budget_the_autotuner_keeps_its_own(bench, timed_with, monkeyp
     assert bench.configs_on_budget == 0
 
 
-def _pipes(answer):
-    ready_read, ready_write = os.pipe()
-    go_read, go_write = os.pipe()
-    os.write(go_write, answer)
-    return ready_read, ready_write, go_read, go_write
+class _TimedTurns:
+    """A timed request's turns on the GPU over real pipes, the host's answers to "alone" asks written ahead;
+    `said()`: every byte the child wrote."""
+
+    def __init__(self, answers):
+        self.ready_read, self.ready_write = os.pipe()
+        self.go_read, self.go_write = os.pipe()
+        os.write(self.go_write, answers)
+        self.turns = GpuTurns()
+        self.turns.attach(self.ready_write, self.go_read)
+        self.turns._gating = True  # as in a timed request (attach() gates only with the compile gate installed)
+
+    def said(self):
+        os.set_blocking(self.ready_read, False)
+        return os.read(self.ready_read, 16)
+
+    def close(self):
+        for fd in (self.ready_read, self.ready_write, self.go_read, self.go_write):
+            os.close(fd)
 
 
-def test_each_new_key_is_benchmarked_with_the_gpu_alone_and_given_back_after(bench, timed_with):
-    ready_read, ready_write, go_read, go_write = _pipes(b"gg")  # the host's answers to two "alone" asks
-    turns = GpuTurns()
-    turns.attach(ready_write, go_read)
-    turns._gating = True  # a timed request's turns (attach() alone needs the compile gate installed)
-    bench.install(turns)
-    bench.configure({"rep_ms": 10, "alone": True})
+@pytest.fixture
+def alone(bench):
+    """`bench` installed with turns, on the executor's budget, asking for the GPU alone: a function of the host's
+    answers that returns the turns."""
+    made = []
+
+    def make(answers):
+        made.append(_TimedTurns(answers))
+        bench.install(made[-1].turns)
+        bench.configure({"rep_ms": 10, "alone": True})
+        return made[-1]
+
+    yield make
+    for turns in made:
+        turns.close()
+
+
+def test_each_new_key_is_benchmarked_with_the_gpu_alone_and_given_back_after(bench, alone, timed_with):
+    turns = alone(b"gg")  # the host's answers to two "alone" asks
     tuner = _tuner(StandIn())
     tuner.run(None, 1000, grid=(1,), warmup=False)
     tuner.run(None, 1000, grid=(1,), warmup=False)  # tuned: no turn
     tuner.run(None, 2000, grid=(1,), warmup=False)
-    os.set_blocking(ready_read, False)
-    assert os.read(ready_read, 16) == b"atat"
+    assert turns.said() == b"atat"
     assert bench.keys_alone == 2
-    for fd in (ready_read, ready_write, go_read, go_write):
-        os.close(fd)
 
 
-def test_a_host_that_says_no_leaves_the_child_on_its_share(bench, timed_with):
-    ready_read, ready_write, go_read, go_write = _pipes(b"s")
-    turns = GpuTurns()
-    turns.attach(ready_write, go_read)
-    turns._gating = True
-    bench.install(turns)
-    bench.configure({"rep_ms": 10, "alone": True})
+def test_a_host_that_says_no_leaves_the_child_on_its_share(bench, alone, timed_with):
+    turns = alone(b"s")
     _tuner(StandIn()).run(None, 1000, grid=(1,), warmup=False)
-    os.set_blocking(ready_read, False)
-    assert os.read(ready_read, 16) == b"a"  # asked, refused, and so nothing to give back
+    assert turns.said() == b"a"  # asked, refused, and so nothing to give back
     assert bench.keys_alone == 0 and len(timed_with) == 3
-    for fd in (ready_read, ready_write, go_read, go_write):
-        os.close(fd)
 
 
-def test_a_benchmark_that_raises_still_gives_the_gpu_back(bench, monkeypatch):
+def test_a_benchmark_that_raises_still_gives_the_gpu_back(bench, alone, monkeypatch):
     def broken(kernel_call, warmup=25, rep=100, quantiles=None, **_):
         raise RuntimeError("the benchmark broke")
 
     monkeypatch.setattr(triton.testing, "do_bench", broken)
-    ready_read, ready_write, go_read, go_write = _pipes(b"g")
-    turns = GpuTurns()
-    turns.attach(ready_write, go_read)
-    turns._gating = True
-    bench.install(turns)
-    bench.configure({"rep_ms": 10, "alone": True})
+    turns = alone(b"g")
     with pytest.raises(RuntimeError, match="the benchmark broke"):
         _tuner(StandIn()).run(None, 1000, grid=(1,), warmup=False)
-    os.set_blocking(ready_read, False)
-    assert os.read(ready_read, 16) == b"at"
-    for fd in (ready_read, ready_write, go_read, go_write):
-        os.close(fd)
+    assert turns.said() == b"at"
