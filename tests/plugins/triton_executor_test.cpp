@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -319,6 +320,30 @@ TEST_F(TritonExecutorTest, OutputsMustBeFreshTensors) {
   auto nan = evaluate("returns_nan");
   EXPECT_VERDICT(nan, Verdict::wrong_answer);
   EXPECT_NE(nan.message.find("nan"), std::string::npos) << nan.message;
+}
+
+// The fork servers' Triton cache is the machine's, under cache_dir, kept across runs; where that folder cannot be
+// made (here a file stands in its way), each fork server keeps a cache of its own and candidates are judged as
+// before.
+TEST_F(TritonExecutorTest, TheForkServersTritonCacheIsTheMachinesWhereItCanBeMade) {
+  const auto base = std::filesystem::temp_directory_path() / ("tritongym-cache-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base / "usable");
+  std::ofstream(base / "a-file") << "not a folder";
+  for (const auto& [cache, made] : {std::pair{base / "usable", true}, std::pair{base / "a-file", false}}) {
+    SCOPED_TRACE(cache.string());
+    auto executor = registry_->create<Executor>(
+        kExecutor, context(R"({"workers": 1, "timing_seconds": 0.15, "cache_dir": ")" + cache.string() + R"("})"));
+    ASSERT_TRUE(executor) << executor.status().to_string();
+    auto result = (*executor)->evaluate(vector_add_request("tests/fixtures/candidates/vector-add/correct.py",
+                                                           EvaluationStage::test, 1, 120));
+    ASSERT_TRUE(result) << result.status().to_string();
+    EXPECT_VERDICT(*result, Verdict::passed);
+    EXPECT_EQ(std::filesystem::is_directory(cache / "triton-fork-servers"), made);
+    if (made && kCuda)  // the fork server's warm-up compiled into it (nothing compiles on the interpreter)
+      EXPECT_FALSE(std::filesystem::is_empty(cache / "triton-fork-servers"));
+  }
+  std::filesystem::remove_all(base);
 }
 
 TEST_F(TritonExecutorTest, AnUnknownDataPlaneIsAConfigErrorThatSaysWhere) {

@@ -6,6 +6,7 @@
 #include "worker_json.hpp"
 
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -93,8 +94,15 @@ WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) c
   // servers' cache is the machine's, kept across runs beside the baselines: only fork servers write it, and they
   // only put Triton's warm-up kernel and CUDA helper module there (warmup.py), which a fresh cache made every
   // worker build again at each start (0.73 s of a worker's 2.9 s start on the H200, 2026-12-01). The reference
-  // worker, which runs torch.compile's baselines, keeps a cache of its own for this executor.
-  launch.triton_cache = role == "candidate" ? cache_dir() + "/triton-fork-servers" : launch.root + "/triton-cache";
+  // worker, which runs torch.compile's baselines, keeps a cache of its own for this executor, and so does a fork
+  // server where the machine's cannot be written.
+  launch.triton_cache = launch.root + "/triton-cache";
+  if (role == "candidate") {
+    const std::string machine = cache_dir() + "/triton-fork-servers";
+    std::error_code error;
+    fs::create_directories(machine, error);
+    if (!error && ::access(machine.c_str(), W_OK) == 0) launch.triton_cache = machine;
+  }
   launch.memory_limit_bytes = target_ == Target::interpreter ? config_.memory_limit_mb << 20 : 0;
   launch.start_timeout_s = config_.worker_start_timeout_s;
   launch.environment = minimal_environment(config_.pass_environment);
@@ -672,9 +680,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     lap("candidate");
     phases["candidate"] = phases["candidate"].as_double() - share_wait;
     phases["candidate_share_wait"] = share_wait;
-    const bool ready = reply && text_of(*reply, "event") == "ready_to_time";
-    if (!ready) to_share();  // a child that tuned and never said so: the run has ended
-    if (ready) {
+    if (reply && text_of(*reply, "event") == "ready_to_time") {
       // Checked and idle: now the GPU alone for the timed calls. The child says when they are done
       // (`timed`); its determinism check and the hand-over of its outputs share the GPU again.
       if (gpu_exclusive.owns_lock()) {  // still alone from its autotuner: it keeps the GPU for the timing
@@ -697,6 +703,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       } else {
         lap("timing");
       }
+    } else {
+      to_share();  // a child that tuned and never said so: the run has ended
     }
 
     idle.release();  // the run has ended
