@@ -4,11 +4,11 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <optional>
 #include <sstream>
 #include <thread>
