@@ -8,6 +8,8 @@ least 5x more candidates per minute through the warm pool, with identical verdic
         [--variant JSON ...]  (a further steady-state pass with this executor config on top, e.g.
                          '{"suspend_checks": false}' or '{"workers": 6}': compared against the same cold path)
         [--data-plane gpu|files]  (triton-cuda's transport between the workers, to compare the two in one call)
+        [--cold-cache pass|candidate]  (the cold path's Triton cache: one per pass, the default, or one per process)
+        [--cold-also pass|candidate]   (the cold path once more with the other cache, in the same call)
 
 The warm pool runs `tritongym eval --batch` on triton-cuda at the benchmark stage (correctness on
 the visible shapes, then CUPTI timing and baselines); it runs twice, and the second pass is the steady
@@ -26,6 +28,7 @@ The two paths can run apart, on two GPUs at once, and be joined afterwards:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import importlib.util
 import json
@@ -116,19 +119,16 @@ def cold(tasks_json: str, chosen: list[tuple[str, str]], device: str, cache: str
     env = {**os.environ, **({"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else {})}
     started = time.perf_counter()
     results = []
-    shared = tempfile.TemporaryDirectory(prefix="cold-triton-cache-") if cache == "pass" else None
-    try:
+    fresh = lambda: tempfile.TemporaryDirectory(prefix="cold-triton-cache-")  # noqa: E731
+    with fresh() if cache == "pass" else contextlib.nullcontext() as shared:
         for task, path in chosen:
-            with tempfile.TemporaryDirectory(prefix="cold-triton-cache-") as own:
+            with contextlib.nullcontext(shared) if shared else fresh() as triton_cache:
                 done = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cold_harness.py"), tasks_json, task,
                                        path, device], capture_output=True, text=True, check=False,
-                                      env={**env, "TRITON_CACHE_DIR": shared.name if shared else own})
+                                      env={**env, "TRITON_CACHE_DIR": triton_cache})
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
             results.append(json.loads(lines[-1]) if lines else {"task": task, "code": path, "verdict": "crash",
                                                                  "detail": done.stderr[-200:]})
-    finally:
-        if shared is not None:
-            shared.cleanup()
     return time.perf_counter() - started, results
 
 

@@ -31,3 +31,26 @@ def test_a_different_choice_says_what_the_warm_pool_measured_for_both():
     assert autotune_lines(warm, cold)[1] == (
         "  t/gelu _gelu [64, float16]: warm BLOCK: 512; cold BLOCK: 256 (the warm pool measured 20.0 us for its "
         "choice and 20.5 us for the cold path's, +2.5%)")
+
+
+def test_the_cold_path_shares_one_triton_cache_per_pass_or_makes_one_per_process(monkeypatch):
+    import subprocess
+    import types
+
+    import eval_throughput
+
+    seen = []
+
+    def run(argv, env, **_):  # the harness process: says which cache it was given, and that it exists
+        seen.append((env["TRITON_CACHE_DIR"], os.path.isdir(env["TRITON_CACHE_DIR"])))
+        return types.SimpleNamespace(stdout='{"verdict": "passed"}\n', stderr="", returncode=0)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    chosen = [("t/a", "a.py"), ("t/b", "b.py"), ("t/c", "c.py")]
+    _, results = eval_throughput.cold("tasks.json", chosen, "cpu", cache="pass")
+    assert [r["verdict"] for r in results] == ["passed"] * 3
+    assert len({folder for folder, _ in seen}) == 1 and all(exists for _, exists in seen)
+    assert not os.path.exists(seen[0][0])  # removed after the pass
+    seen.clear()
+    eval_throughput.cold("tasks.json", chosen, "cpu", cache="candidate")
+    assert len({folder for folder, _ in seen}) == 3 and all(exists for _, exists in seen)

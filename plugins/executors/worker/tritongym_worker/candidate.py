@@ -138,8 +138,9 @@ class CandidateRole:
         candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
         child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back, the GPU
         alone for its autotuner, or is ready to be timed, waits for the host's go-ahead (those waits do not
-        count against the child's time); after its timed calls, one `timed`; a byte out of turn ends what is passed on. Nor does the time the
-        host held the child while another evaluation was timed, which the host writes to holds/<pid>."""
+        count against the child's time); after its autotuner, one `gpu_alone_done`; after its timed calls, one
+        `timed`; a byte out of turn ends what is passed on. Nor does the time the host held the child while
+        another evaluation was timed, which the host writes to holds/<pid>."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
         held_file = os.path.join(self.root, "holds", str(pid))
