@@ -113,6 +113,22 @@ def test_thread_started_after_the_baseline_is_named():
     assert integrity.threads_alive(baseline) == []
 
 
+
+def test_an_os_thread_still_exiting_is_given_time_and_one_left_running_is_not(monkeypatch):
+    baseline = integrity.ThreadBaseline.take()
+    listed = dict(integrity._os_threads())
+    calls = []
+
+    def exiting():  # a joined thread the OS still lists for the first two looks, then not
+        calls.append(1)
+        return {**listed, 999999: "python"} if len(calls) <= 2 else dict(listed)
+
+    monkeypatch.setattr(integrity, "_os_threads", exiting)
+    assert integrity.threads_alive(baseline) == []
+    monkeypatch.setattr(integrity, "_os_threads", lambda: {**listed, 999998: "python"})
+    assert integrity.threads_alive(baseline) == ["os thread 999998 'python'"]
+    assert integrity.threads_alive(baseline, settle_s=0.0) == ["os thread 999998 'python'"]
+
 def test_os_thread_without_python_thread_is_named():
     import ctypes
     import os

@@ -179,8 +179,13 @@ Status TritonExecutor::ensure_reference_worker() const {
     return *(availability_ = Status(StatusCode::unavailable,
                                     "no Python for the workers: run scripts/setup.sh or set TRITONGYM_PYTHON"));
   // Told the GPUs by the driver, the candidate workers start while the reference worker does (each imports
-  // torch: seconds). Otherwise they wait for the reference worker's count.
+  // torch: seconds). Otherwise they wait for the reference worker's count. The interpreter's need no GPU, and
+  // always start beside it.
   std::vector<std::thread> starting;
+  if (target_ == Target::interpreter && !gpus_asked_) {
+    gpus_asked_ = true;
+    starting = prestart_candidates(capacity_);
+  }
   if (target_ == Target::cuda && !gpus_asked_) {
     gpus_asked_ = true;
     std::string why_none;

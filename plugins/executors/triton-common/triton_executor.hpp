@@ -143,7 +143,9 @@ class TritonExecutor final : public Executor {
   mutable std::mutex reference_mutex_;  // one request at a time to the reference worker
   mutable std::unique_ptr<Worker> reference_;
   mutable std::optional<Status> availability_;
-  mutable bool gpus_asked_ = false;  // the CUDA driver asked for the GPUs (environment::probe_gpus), once
+  // The candidate workers' start decided, once: on CUDA, after asking the driver for the GPUs
+  // (environment::probe_gpus); on the interpreter, at once.
+  mutable bool gpus_asked_ = false;
   mutable int64_t gpu_count_ = 0;    // what it said; 0: ask the reference worker
   std::map<std::string, boost::json::value> prepared_;  // expected-output path -> its description
   std::optional<boost::json::object> ceilings_;         // measured once (guarded by reference_mutex_)

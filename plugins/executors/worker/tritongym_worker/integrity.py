@@ -14,10 +14,12 @@ API:
     ThreadBaseline.take() -> ThreadBaseline
         The Python threads (threading.enumerate) and OS threads (/proc/self/task) alive now. Take it after
         CUDA is initialised (the driver starts threads of its own) and before the candidate is imported.
-    threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES) -> list[str]
+    threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES,
+                  settle_s: float = OS_THREAD_SETTLE_S) -> list[str]
         Threads that exist now and did not then: "python thread 'Thread-1 (work)' (daemon, native id 1234)",
         "os thread 1235 'python3'". OS threads that are a listed Python thread are not listed twice; OS
-        threads whose name starts with one of ignore_os_names (CUDA/CUPTI/PyTorch runtime threads) are skipped.
+        threads whose name starts with one of ignore_os_names (CUDA/CUPTI/PyTorch runtime threads) are skipped;
+        other OS threads are listed only if they are still there after settle_s (a joined thread exiting).
     tensor_problem(x: object, device: str | None = None) -> str
         "" for a plain, materialised torch.Tensor (exact class, strided, real storage, not meta/fake/lazy,
         no lazy conj/neg bit, not a functorch wrapper, on `device`'s type if given), else why not.
@@ -61,6 +63,7 @@ import inspect
 import os
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
 
@@ -252,8 +255,17 @@ class ThreadBaseline:
         return ThreadBaseline(self.python, self.os_threads | frozenset(set(_os_threads()) - before))
 
 
-def threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES) -> list[str]:
-    """Threads alive now that were not alive at the baseline (see the module docstring)."""
+OS_THREAD_SETTLE_S = 0.05  # how long an OS thread unaccounted for is given to finish exiting
+_SETTLE_STEP_S = 0.005
+_sleep = time.sleep  # taken at import, before any candidate code exists
+
+
+def threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRIVER_THREAD_PREFIXES,
+                  settle_s: float = OS_THREAD_SETTLE_S) -> list[str]:
+    """Threads alive now that were not alive at the baseline (see the module docstring). A Python thread that
+    has been joined can still be listed by the OS for a moment while it exits (seen under load on this
+    repository's CPU machine, 2026-12-01): an OS thread that no Python thread accounts for is reported only if
+    it is still there after `settle_s`."""
     found: list[str] = []
     accounted: set[int] = set()
     for thread in threading.enumerate():
@@ -263,10 +275,18 @@ def threads_alive(baseline: ThreadBaseline, ignore_os_names: Sequence[str] = DRI
         if native is not None:
             accounted.add(native)
         found.append(f"python thread {thread.name!r} ({'daemon, ' if thread.daemon else ''}native id {native})")
-    for tid, name in sorted(_os_threads().items()):
-        if tid in baseline.os_threads or tid in accounted or name.startswith(tuple(ignore_os_names)):
-            continue
-        found.append(f"os thread {tid} {name!r}")
+
+    def unaccounted() -> dict[int, str]:
+        return {tid: name for tid, name in _os_threads().items()
+                if tid not in baseline.os_threads and tid not in accounted and not name.startswith(tuple(ignore_os_names))}
+
+    extra = unaccounted()
+    for _ in range(int(settle_s / _SETTLE_STEP_S)):  # counted, not timed: the candidate may have replaced the clocks
+        if not extra:
+            break
+        _sleep(_SETTLE_STEP_S)
+        extra = {tid: name for tid, name in unaccounted().items() if tid in extra}  # no newcomer extends it
+    found.extend(f"os thread {tid} {name!r}" for tid, name in sorted(extra.items()))
     return found
 
 
