@@ -639,12 +639,16 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     double tuning_alone_s = 0.0;
     auto tuning_since = std::chrono::steady_clock::now();
     // From the GPU alone back to a share, without letting go of it in between.
-    auto to_share = [&] {
-      if (!gpu_exclusive.owns_lock()) return;
+    auto alone_to_share = [&] {
       gpu_exclusive.release();  // leaves it without its mutex: given back below
       gpu_mutex(gpu).unlock_and_lock_shared();
       gpu_exclusive = std::unique_lock(gpu_mutex(gpu), std::defer_lock);
       gpu_shared = std::shared_lock(gpu_mutex(gpu), std::adopt_lock);
+    };
+    // The same at the end of an autotuner's turn alone, which the record counts.
+    auto to_share = [&] {
+      if (!gpu_exclusive.owns_lock()) return;
+      alone_to_share();
       tuning_alone_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_since).count();
     };
     for (std::string event = reply ? text_of(*reply, "event") : "";
@@ -698,10 +702,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       lap("timing_wait");
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
       if (reply && text_of(*reply, "event") == "timed") {
-        gpu_exclusive.release();  // leaves it without its mutex: given back below, for the baselines
-        gpu_mutex(gpu).unlock_and_lock_shared();
-        gpu_exclusive = std::unique_lock(gpu_mutex(gpu), std::defer_lock);
-        gpu_shared = std::shared_lock(gpu_mutex(gpu), std::adopt_lock);
+        alone_to_share();  // the baselines may take it alone again below
         lap("timing");
         reply = worker->request({{"op", "continue"}}, request.timeout_s + kHostGraceSeconds);
         lap("after_timing");

@@ -37,6 +37,7 @@ class AutotuneBench:
         self._turns: Any = None
         self._holding = False  # the GPU is this child's alone for an autotuner's benchmarks now
         self._asked = False    # asked for it during this launch (once: a host that said no is not asked again)
+        self._tuned_before: set | None = None  # the autotuner's keys before this launch benchmarked; None: it has not
         self._installed = False
 
     def configure(self, request: dict[str, Any] | None) -> None:
@@ -62,19 +63,21 @@ class AutotuneBench:
         @functools.wraps(original_bench)
         def _bench(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
             if threading.current_thread() is threading.main_thread():
+                if bench._tuned_before is None:  # the launch's first benchmark: its new key is not cached yet
+                    bench._tuned_before = set(getattr(autotuner, "cache", None) or ())
                 bench._take_alone()
                 bench._set_budget(autotuner)
             return original_bench(autotuner, *args, **kwargs)
 
         @functools.wraps(original_run)
         def run(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
-            tuned = set(getattr(autotuner, "cache", None) or ())
             try:
                 return original_run(autotuner, *args, **kwargs)
-            finally:
-                if threading.current_thread() is threading.main_thread():
+            finally:  # a launch that benchmarked nothing (every timed call) does nothing more here
+                if bench._tuned_before is not None and threading.current_thread() is threading.main_thread():
                     bench._give_back()
-                    bench._record(autotuner, tuned)
+                    bench._record(autotuner, bench._tuned_before)
+                    bench._tuned_before = None
 
         Autotuner._bench = _bench
         Autotuner.run = run
