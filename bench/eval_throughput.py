@@ -24,6 +24,9 @@ The two paths can run apart, on two GPUs at once, and be joined afterwards:
     python bench/eval_throughput.py ... --only warm --save warm.json     (GPU 0)
     python bench/eval_throughput.py ... --only cold --save cold.json     (GPU 1)
     python bench/eval_throughput.py --combine warm.json cold.json [--out FILE.md]
+
+A saved measurement of both paths (`--save`, or scripts/device-check.sh's throughput-both.json) is laid out
+again, with this version's report, by `--report FILE.json [--out FILE.md]`.
 """
 from __future__ import annotations
 
@@ -174,9 +177,12 @@ def per_candidate(chosen: list[tuple[str, str]], results: list[dict]) -> list[st
     return lines + [""]
 
 
-def autotune_lines(steady: list[dict], cold_results: list[dict]) -> list[str]:
-    """Whether the warm pool's autotuners chose what a cold process's chose, key by key: the warm pool tunes on
-    a GPU it shares with other evaluations' checks, and may hold a tuning child while another is timed."""
+def autotune_lines(steady: list[dict], cold_results: list[dict],
+                   against: str = "warm pool (steady state) against the cold path",
+                   first: str = "warm", second: str = "cold") -> list[str]:
+    """Whether two passes' autotuners chose the same config, key by key: the warm pool against a cold process
+    (the warm pool tunes on a GPU it shares with other evaluations' checks), or the cold path against itself
+    (how often a config is a near tie that two honest runs break differently)."""
     same, total, differ = 0, 0, []
     for warm_result, cold_result in zip(steady, cold_results):
         warm_choices, cold_choices = warm_result.get("autotune_choices") or {}, cold_result.get("autotune_choices") or {}
@@ -188,12 +194,11 @@ def autotune_lines(steady: list[dict], cold_results: list[dict]) -> list[str]:
                 total += 1
                 same += chosen == config
                 if chosen != config:
-                    differ.append(f"  {cold_result.get('task')} {kernel} [{key}]: warm {chosen}; cold {config}"
+                    differ.append(f"  {cold_result.get('task')} {kernel} [{key}]: {first} {chosen}; {second} {config}"
                                   + _margin(warm_result, kernel, key, chosen, config))
     if not total:
         return []
-    return [f"autotune choices, warm pool (steady state) against the cold path: the same config for {same} of "
-            f"{total} keys", *differ[:12]]
+    return [f"autotune choices, {against}: the same config for {same} of {total} keys", *differ[:12]]
 
 
 def _margin(warm_result: dict, kernel: str, key: str, warm_choice: str, cold_choice: str) -> str:
@@ -271,6 +276,9 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
              *variant_lines(measured, steady, cold_s, n),
              *utilisation_lines(measured),
              *autotune_lines(steady, cold_results),
+             *(autotune_lines(cold_results, measured["cold_also"]["cold"],
+                              f"the cold path against itself (a Triton cache per {measured['cold_also']['cache']})",
+                              "first", "second") if measured.get("cold_also") else []),
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)"), "",
@@ -301,8 +309,17 @@ def main() -> int:
                         help="run the cold path a second time with this cache, and say its ratio too")
     parser.add_argument("--combine", nargs=2, metavar=("WARM_JSON", "COLD_JSON"), default=None,
                         help="join two --save files (one warm, one cold) into the table")
+    parser.add_argument("--report", metavar="SAVED_JSON", default=None,
+                        help="lay out a saved measurement of both paths again (no measuring)")
     args = parser.parse_args()
-    if args.combine:
+    if args.report:
+        measured = json.load(open(args.report))
+        if measured.get("path") != "both":
+            sys.stderr.write(f"--report: {args.report} holds one path ({measured.get('path')}); use --combine\n")
+            return 2
+        chosen = [tuple(entry) for entry in measured["chosen"]]
+        device = measured["device"]
+    elif args.combine:
         parts = [json.load(open(path)) for path in args.combine]
         if [part["path"] for part in parts] != ["warm", "cold"] or parts[0]["chosen"] != parts[1]["chosen"]:
             sys.stderr.write("--combine needs a warm file then a cold file, of the same candidates\n")

@@ -54,3 +54,35 @@ def test_the_cold_path_shares_one_triton_cache_per_pass_or_makes_one_per_process
     seen.clear()
     eval_throughput.cold("tasks.json", chosen, "cpu", cache="candidate")
     assert len({folder for folder, _ in seen}) == 3 and all(exists for _, exists in seen)
+
+
+def test_the_cold_path_is_compared_with_its_second_pass_under_its_own_labels():
+    first = [{"task": "t/gelu", "autotune_choices": {"_gelu": {"64, float16": "BLOCK: 512", "8, float32": "BLOCK: 64"}}}]
+    second = [{"task": "t/gelu", "autotune_choices": {"_gelu": {"64, float16": "BLOCK: 256", "8, float32": "BLOCK: 64"}}}]
+    lines = autotune_lines(first, second, "the cold path against itself (a Triton cache per candidate)", "first", "second")
+    assert lines == ["autotune choices, the cold path against itself (a Triton cache per candidate): the same config "
+                     "for 1 of 2 keys", "  t/gelu _gelu [64, float16]: first BLOCK: 512; second BLOCK: 256"]
+
+
+def test_a_saved_measurement_of_both_paths_is_laid_out_again(tmp_path, monkeypatch, capsys):
+    import json
+
+    import eval_throughput
+
+    passed = {"verdict": "passed", "host_seconds": 0.5}
+    saved = {"path": "both", "device": "cpu", "chosen": [["t/a", "a.py"], ["t/b", "b.py"]],
+             "first_s": 8.0, "first": [passed, passed], "steady_s": 2.0, "steady": [passed, passed],
+             "cold_cache": "pass", "cold_s": 10.0, "cold": [{"verdict": "passed", "seconds": 5.0}] * 2,
+             "cold_also": {"cache": "candidate", "cold_s": 12.0, "cold": [{"verdict": "passed", "seconds": 6.0}] * 2}}
+    path = tmp_path / "both.json"
+    path.write_text(json.dumps(saved))
+    monkeypatch.setattr(sys, "argv", ["eval_throughput.py", "--report", str(path), "--out", str(tmp_path / "t.md")])
+    assert eval_throughput.main() == 0
+    text = (tmp_path / "t.md").read_text()
+    assert "speedup, steady state vs cold: 5.00x" in text
+    assert "against the cold path with a Triton cache per candidate: 6.00x" in text
+    one_path = tmp_path / "warm.json"
+    one_path.write_text(json.dumps({**saved, "path": "warm"}))
+    monkeypatch.setattr(sys, "argv", ["eval_throughput.py", "--report", str(one_path)])
+    assert eval_throughput.main() == 2
+    assert "holds one path (warm)" in capsys.readouterr().err
