@@ -312,15 +312,27 @@ def main() -> int:
     parser.add_argument("--report", metavar="SAVED_JSON", default=None,
                         help="lay out a saved measurement of both paths again (no measuring)")
     args = parser.parse_args()
+    def saved(path: str) -> dict | None:
+        try:
+            with open(path) as handle:
+                return json.load(handle)
+        except (OSError, json.JSONDecodeError) as error:
+            sys.stderr.write(f"{path}: not a saved measurement ({error})\n")
+            return None
+
     if args.report:
-        measured = json.load(open(args.report))
+        measured = saved(args.report)
+        if measured is None:
+            return 2
         if measured.get("path") != "both":
             sys.stderr.write(f"--report: {args.report} holds one path ({measured.get('path')}); use --combine\n")
             return 2
         chosen = [tuple(entry) for entry in measured["chosen"]]
         device = measured["device"]
     elif args.combine:
-        parts = [json.load(open(path)) for path in args.combine]
+        parts = [saved(path) for path in args.combine]
+        if None in parts:
+            return 2
         if [part["path"] for part in parts] != ["warm", "cold"] or parts[0]["chosen"] != parts[1]["chosen"]:
             sys.stderr.write("--combine needs a warm file then a cold file, of the same candidates\n")
             return 2

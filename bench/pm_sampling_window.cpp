@@ -69,7 +69,21 @@ void list_base_metrics(CUpti_Profiler_Host_Object* host) {
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
   const uint64_t interval_ns = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
-  if (CUresult r = cuInit(0); r != CUDA_SUCCESS) fail("cuInit", r);
+  if (!(seconds > 0) || interval_ns == 0) {
+    std::fprintf(stderr, "usage: pm_sampling_window [SECONDS > 0] [INTERVAL_NS > 0]\n");
+    return 2;
+  }
+  if (seconds * 1e9 / double(interval_ns) > 2e6) {  // the counter data takes about 3.7 KB a sample on an H200
+    std::fprintf(stderr, "pm_sampling_window: %.0f samples asked for, at most 2 million: sample for less time, or "
+                 "less often\n", seconds * 1e9 / double(interval_ns));
+    return 2;
+  }
+  if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
+    const char* text = "";
+    cuGetErrorString(r, &text);
+    std::fprintf(stderr, "pm_sampling_window: cuInit failed: %d %s (no GPU or no driver here)\n", r, text ? text : "");
+    return 1;
+  }
   auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
 

@@ -1,4 +1,5 @@
-"""bench/eval_throughput.py's comparison of the autotuners' choices between the warm pool and the cold path."""
+"""bench/eval_throughput.py: the autotuners' choices compared between passes, the cold path's Triton cache, and
+laying out a saved measurement again."""
 from __future__ import annotations
 
 import os
@@ -86,3 +87,8 @@ def test_a_saved_measurement_of_both_paths_is_laid_out_again(tmp_path, monkeypat
     monkeypatch.setattr(sys, "argv", ["eval_throughput.py", "--report", str(one_path)])
     assert eval_throughput.main() == 2
     assert "holds one path (warm)" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    monkeypatch.setattr(sys, "argv", ["eval_throughput.py", "--report", str(broken)])
+    assert eval_throughput.main() == 2
+    assert "broken.json: not a saved measurement" in capsys.readouterr().err
