@@ -4,7 +4,7 @@
 // stretch of samples in which the GPU was busy: when it began (ms since sampling started), how long it lasted, and
 // the busy time the counters add up to over it. docs/anti-cheat.md, "The child's report", says why.
 //
-//   build/bench/pm_sampling_window [SECONDS] [INTERVAL_NS]      (built with the project where CUPTI is found)
+//   build/bench/pm_sampling_window [SECONDS] [INTERVAL_NS] [REUSE_SAMPLES]   (built where CUPTI is found)
 //
 // on the GPU machine, while another process works, with libcupti and its libnvperf_host/libnvperf_target on the
 // library path (torch's nvidia/cu13/lib has all three).
@@ -69,13 +69,14 @@ void list_base_metrics(CUpti_Profiler_Host_Object* host) {
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
   const uint64_t interval_ns = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
+  const uint32_t reuse_samples = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 0;
   if (!(seconds > 0) || interval_ns == 0) {
-    std::fprintf(stderr, "usage: pm_sampling_window [SECONDS > 0] [INTERVAL_NS > 0]\n");
+    std::fprintf(stderr, "usage: pm_sampling_window [SECONDS > 0] [INTERVAL_NS > 0] [REUSE_SAMPLES]\n");
     return 2;
   }
-  if (seconds * 1e9 / double(interval_ns) > 2e6) {  // the counter data takes about 3.7 KB a sample on an H200
-    std::fprintf(stderr, "pm_sampling_window: %.0f samples asked for, at most 2 million: sample for less time, or "
-                 "less often\n", seconds * 1e9 / double(interval_ns));
+  if (!reuse_samples && seconds * 1e9 / double(interval_ns) > 2e6) {
+    std::fprintf(stderr, "pm_sampling_window: %.0f samples in one image, at most 2 million: sample for less time, "
+                 "less often, or reuse a smaller image\n", seconds * 1e9 / double(interval_ns));
     return 2;
   }
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
@@ -138,37 +139,85 @@ int main(int argc, char** argv) {
   set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
   check(cuptiPmSamplingSetConfig(&set), "cuptiPmSamplingSetConfig");
 
-  const uint32_t max_samples = static_cast<uint32_t>(seconds * 1e9 / double(interval_ns)) + 1000;
+  // The counter-data image (about 3.7 KB a sample on an H200): by default one that holds the whole run. With
+  // REUSE_SAMPLES, one of that many samples, emptied into `samples` whenever it fills and initialised again, the
+  // way a sampler that runs as long as an executor must work; on the H200 that lost samples (docs/anti-cheat.md).
+  const uint32_t image_samples =
+      reuse_samples ? reuse_samples : static_cast<uint32_t>(seconds * 1e9 / double(interval_ns)) + 1000;
   auto data_size = params<CUpti_PmSampling_GetCounterDataSize_Params>(CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
   data_size.pPmSamplingObject = sampler;
   data_size.pMetricNames = kMetrics;
   data_size.numMetrics = kMetricCount;
-  data_size.maxSamples = max_samples;
+  data_size.maxSamples = image_samples;
   check(cuptiPmSamplingGetCounterDataSize(&data_size), "counter data size");
   std::vector<uint8_t> data(data_size.counterDataSize);
-  auto data_init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-  data_init.pPmSamplingObject = sampler;
-  data_init.counterDataSize = data.size();
-  data_init.pCounterData = data.data();
-  check(cuptiPmSamplingCounterDataImageInitialize(&data_init), "counter data image");
+  auto initialise = [&] {
+    auto data_init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    data_init.pPmSamplingObject = sampler;
+    data_init.counterDataSize = data.size();
+    data_init.pCounterData = data.data();
+    check(cuptiPmSamplingCounterDataImageInitialize(&data_init), "counter data image");
+  };
+  initialise();
+
+  struct Sample {
+    uint64_t begin_ns = 0, end_ns = 0;
+    double values[kMetricCount] = {};
+  };
+  std::vector<Sample> samples;
+  size_t images = 0;
+  double harvest_s = 0;  // what reading the samples out costs this process's CPU
+  auto harvest = [&] {  // every completed sample of the image, evaluated, then the image made empty again
+    const auto began = std::chrono::steady_clock::now();
+    auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = data.data();
+    info.counterDataImageSize = data.size();
+    check(cuptiPmSamplingGetCounterDataInfo(&info), "counter data info");
+    for (size_t i = 0; i < info.numCompletedSamples; ++i) {
+      auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
+      sample.pPmSamplingObject = sampler;
+      sample.pCounterDataImage = data.data();
+      sample.counterDataImageSize = data.size();
+      sample.sampleIndex = i;
+      check(cuptiPmSamplingCounterDataGetSampleInfo(&sample), "sample info");
+      Sample kept{sample.startTimestamp, sample.endTimestamp};
+      auto evaluate = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+      evaluate.pHostObject = host;
+      evaluate.pCounterDataImage = data.data();
+      evaluate.counterDataImageSize = data.size();
+      evaluate.rangeIndex = i;
+      evaluate.ppMetricNames = kMetrics;
+      evaluate.numMetrics = kMetricCount;
+      evaluate.pMetricValues = kept.values;
+      check(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "evaluating a sample");
+      samples.push_back(kept);
+    }
+    ++images;
+    initialise();
+    harvest_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  };
 
   auto start = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
   start.pPmSamplingObject = sampler;
   check(cuptiPmSamplingStart(&start), "cuptiPmSamplingStart");
   const uint64_t started_realtime_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  std::printf("sampling device 0 (%s) every %llu ns for %.1f s, %zu-byte counter data\n", chip.pChipName,
+  std::printf("sampling device 0 (%s) every %llu ns for %.1f s, into a %zu-byte counter-data image\n", chip.pChipName,
               static_cast<unsigned long long>(interval_ns), seconds, data.size());
   std::fflush(stdout);
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   bool overflow = false;
-  auto decode = [&] {
-    auto decoded = params<CUpti_PmSampling_DecodeData_Params>(CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
-    decoded.pPmSamplingObject = sampler;
-    decoded.pCounterDataImage = data.data();
-    decoded.counterDataImageSize = data.size();
-    check(cuptiPmSamplingDecodeData(&decoded), "cuptiPmSamplingDecodeData");
-    overflow = overflow || decoded.overflow;
+  auto decode = [&] {  // everything the hardware buffer holds, into as many images as it takes
+    for (;;) {
+      auto decoded = params<CUpti_PmSampling_DecodeData_Params>(CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+      decoded.pPmSamplingObject = sampler;
+      decoded.pCounterDataImage = data.data();
+      decoded.counterDataImageSize = data.size();
+      check(cuptiPmSamplingDecodeData(&decoded), "cuptiPmSamplingDecodeData");
+      overflow = overflow || decoded.overflow;
+      if (decoded.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return;
+      harvest();
+    }
   };
   while (std::chrono::steady_clock::now() < until) {  // decode as it goes, so the hardware buffer never fills
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -178,40 +227,13 @@ int main(int argc, char** argv) {
   stop.pPmSamplingObject = sampler;
   check(cuptiPmSamplingStop(&stop), "cuptiPmSamplingStop");
   decode();
-
-  auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
-  info.pCounterDataImage = data.data();
-  info.counterDataImageSize = data.size();
-  check(cuptiPmSamplingGetCounterDataInfo(&info), "counter data info");
-  std::printf("samples: %zu completed of %zu; hardware buffer overflow: %s\n", info.numCompletedSamples,
-              info.numTotalSamples, overflow ? "yes" : "no");
+  harvest();
+  std::printf("samples: %zu, through %zu fillings of a %u-sample image, read out in %.3f s of this process's time; "
+              "hardware buffer overflow: %s\n", samples.size(), images, image_samples, harvest_s,
+              overflow ? "yes" : "no");
 
   // Busy stretches: runs of samples busy for more than 1% of their length, joined across gaps of under 1 ms; a
   // stretch of under 50 us of busy time is counted in the total but not printed (the driver's own periodic work).
-  struct Sample {
-    uint64_t begin_ns = 0, end_ns = 0;
-    double values[kMetricCount] = {};
-  };
-  std::vector<Sample> samples;
-  for (size_t i = 0; i < info.numCompletedSamples; ++i) {
-    auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
-    sample.pPmSamplingObject = sampler;
-    sample.pCounterDataImage = data.data();
-    sample.counterDataImageSize = data.size();
-    sample.sampleIndex = i;
-    check(cuptiPmSamplingCounterDataGetSampleInfo(&sample), "sample info");
-    Sample kept{sample.startTimestamp, sample.endTimestamp};
-    auto evaluate = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    evaluate.pHostObject = host;
-    evaluate.pCounterDataImage = data.data();
-    evaluate.counterDataImageSize = data.size();
-    evaluate.rangeIndex = i;
-    evaluate.ppMetricNames = kMetrics;
-    evaluate.numMetrics = kMetricCount;
-    evaluate.pMetricValues = kept.values;
-    check(cuptiProfilerHostEvaluateToGpuValues(&evaluate), "evaluating a sample");
-    samples.push_back(kept);
-  }
   size_t odd = 0;  // samples whose end is not after their start, or longer than 100 intervals
   uint64_t first_ns = UINT64_MAX;
   for (const auto& sample : samples)
