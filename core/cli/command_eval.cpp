@@ -214,14 +214,14 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       }
       boost::json::object out = evaluation_json(item.result->value());
       // Where the time went (prepare, candidate, compare, baselines, inside the candidate's child, and its
-      // turns on a shared GPU: compiles off it, time held during others' timings) and what its autotuner
-      // chose: the part of the record kept.
+      // turns on a shared GPU: compiles off it, time held during others' timings), what its autotuner chose,
+      // and how its timing report compared with the device's counters: the part of the record kept.
       // Moved out of the record first: inserting into `out` may move its values, the record among them.
       boost::json::value record = out.contains("executor") ? std::move(out["executor"]) : boost::json::value();
       out.erase("executor");
       if (record.is_object())
         for (const char* key : {"phase_seconds", "candidate_phases", "compiles_off_gpu", "autotune_compiled",
-                                "autotune_choices", "autotune_benchmarks", "turns"})
+                                "autotune_choices", "autotune_benchmarks", "turns", "report_check"})
           if (auto* value = record.as_object().if_contains(key)) out[key] = std::move(*value);
       out.erase("stdout");
       out.erase("stderr");

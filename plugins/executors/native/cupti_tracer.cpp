@@ -28,6 +28,7 @@ std::string KernelTracer::load(const std::vector<std::string>&) {
 std::string KernelTracer::start() { return load({}); }
 void KernelTracer::set_call(int64_t) {}
 std::vector<GpuActivity> KernelTracer::stop() { return {}; }
+std::vector<GpuActivity> KernelTracer::drain() { return {}; }
 int64_t KernelTracer::stream_id_of(void*, uintptr_t) { return -1; }
 
 #else
@@ -261,6 +262,20 @@ std::vector<GpuActivity> KernelTracer::stop() {
     activity.call = found == call_of_correlation.end() ? -1 : found->second;
   }
   call_of_correlation.clear();
+  return out;
+}
+
+std::vector<GpuActivity> KernelTracer::drain() {
+  if (!running_) return {};
+  api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard lock(state_mutex);
+  std::vector<GpuActivity> out = std::move(completed);
+  completed.clear();
+  for (auto& activity : out) {
+    auto found = call_of_correlation.find(activity.correlation_id);
+    activity.call = found == call_of_correlation.end() ? -1 : found->second;
+    if (found != call_of_correlation.end()) call_of_correlation.erase(found);
+  }
   return out;
 }
 

@@ -48,6 +48,9 @@ class KernelTracer {
   // Flushes every buffer (after the caller synchronised the device), disables tracing, unsubscribes,
   // and returns what ran since start(), in completion order.
   std::vector<GpuActivity> stop();
+  // What ran since start() or the last drain(), flushed the same way (after the caller synchronised), while
+  // tracing goes on: a window traced whole (the candidate's turn alone on the GPU) is read in parts.
+  std::vector<GpuActivity> drain();
   // CUPTI's id of a CUDA stream handle (as torch.cuda.Stream.cuda_stream gives it) in `context`
   // (a CUcontext); -1 when it cannot be resolved.
   int64_t stream_id_of(void* context, uintptr_t stream_handle);

@@ -147,14 +147,8 @@ void cupti_start() {
 
 void cupti_set_call(int64_t call) { tracer().set_call(call); }
 
-// Stops tracing and returns every activity as a dict, after synchronising the current context.
-py::list cupti_stop() {
-  synchronize();
-  std::vector<native::GpuActivity> activities;
-  {
-    py::gil_scoped_release release;  // CUPTI's buffer thread may need the GIL-free world to finish
-    activities = tracer().stop();
-  }
+// The activities as dicts, for Python.
+py::list activity_dicts(const std::vector<native::GpuActivity>& activities) {
   py::list out;
   for (const auto& activity : activities) {
     py::dict item;
@@ -174,6 +168,28 @@ py::list cupti_stop() {
     out.append(std::move(item));
   }
   return out;
+}
+
+// Stops tracing and returns every activity as a dict, after synchronising the current context.
+py::list cupti_stop() {
+  synchronize();
+  std::vector<native::GpuActivity> activities;
+  {
+    py::gil_scoped_release release;  // CUPTI's buffer thread may need the GIL-free world to finish
+    activities = tracer().stop();
+  }
+  return activity_dicts(activities);
+}
+
+// What ran since the start or the last drain, after synchronising; tracing goes on.
+py::list cupti_drain() {
+  synchronize();
+  std::vector<native::GpuActivity> activities;
+  {
+    py::gil_scoped_release release;
+    activities = tracer().drain();
+  }
+  return activity_dicts(activities);
 }
 
 int64_t cupti_stream_id(uintptr_t stream_handle) {
@@ -210,6 +226,8 @@ PYBIND11_MODULE(tritongym_native, module) {
   module.def("cupti_set_call", &cupti_set_call, py::arg("call"),
              "attributes launches from now on to timed call `call` (-1: none)");
   module.def("cupti_stop", &cupti_stop, "synchronises, flushes, stops tracing; returns the activities as dicts");
+  module.def("cupti_drain", &cupti_drain,
+             "synchronises and flushes; returns the activities since the start or the last drain; tracing goes on");
   py::class_<native::ExportedBlock>(module, "ExportedBlock",
                                     "device memory of its own cuMemAlloc, exported through CUDA IPC")
       .def(py::init<int, uint64_t, int>(), py::arg("device"), py::arg("bytes"), py::arg("fill") = -1)

@@ -38,6 +38,17 @@ struct TritonExecutorConfig {
   double autotune_rep_ms = 10.0;
   bool autotune_alone = true;
   std::string cache_dir;           // baselines and ceilings; "" -> $XDG_CACHE_HOME/tritongym or ~/.cache/tritongym
+  // The timing report held against the device's own counters in the candidate's turn alone (triton-cuda;
+  // docs/anti-cheat.md, "The child's report"): tritongym-gpu-sampler samples each GPU every
+  // report_check_interval_us, keeping up to report_check_max_window_s of samples; the report's busy time and the
+  // device's may be report_check_margin (of the larger) and 0.5 ms apart. report_check_sampler: the program
+  // ("" -> beside tritongym).
+  bool report_check = true;
+  double report_check_interval_us = 100.0;
+  double report_check_max_window_s = 60.0;
+  double report_check_margin = 0.10;
+  double report_check_item_overhead_us = 2.4;  // busy time the device counts per kernel or copy beyond CUPTI's
+  std::string report_check_sampler;
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -58,7 +69,12 @@ struct TritonExecutorConfig {
         field("autotune_warmup_ms", &TritonExecutorConfig::autotune_warmup_ms),
         field("autotune_rep_ms", &TritonExecutorConfig::autotune_rep_ms),
         field("autotune_alone", &TritonExecutorConfig::autotune_alone),
-        field("cache_dir", &TritonExecutorConfig::cache_dir));
+        field("cache_dir", &TritonExecutorConfig::cache_dir), field("report_check", &TritonExecutorConfig::report_check),
+        field("report_check_interval_us", &TritonExecutorConfig::report_check_interval_us),
+        field("report_check_max_window_s", &TritonExecutorConfig::report_check_max_window_s),
+        field("report_check_margin", &TritonExecutorConfig::report_check_margin),
+        field("report_check_item_overhead_us", &TritonExecutorConfig::report_check_item_overhead_us),
+        field("report_check_sampler", &TritonExecutorConfig::report_check_sampler));
   }
 };
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "report_check.hpp"
 #include "triton_executor.hpp"
 #include "worker_json.hpp"
 
@@ -127,9 +128,28 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
 
 void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
                                   const boost::json::object& report, const boost::json::array& recheck,
-                                  const boost::json::array& baselines, EvaluationResult& result,
-                                  boost::json::object& record) const {
+                                  const boost::json::array& baselines, const DeviceSampling& device,
+                                  EvaluationResult& result, boost::json::object& record) const {
   std::vector<std::string> flags = strings_of(report, "flags");
+  // The report against itself, and against what the device counted in the candidate's turn alone.
+  std::string problem;
+  const std::vector<ReportItem> items = report_items(report, problem);
+  boost::json::object checked{{"checked", false}};
+  if (!problem.empty()) {
+    flags.push_back("report: " + problem + "; the harness always sends one");
+  } else {
+    for (auto& flag : check_report_against_itself(report, items)) flags.push_back(std::move(flag));
+    if (device.sampled) {
+      ReportCheckLimits limits;
+      limits.relative = config_.report_check_margin;
+      limits.item_overhead_ns = static_cast<int64_t>(config_.report_check_item_overhead_us * 1000.0);
+      ReportCheck against = check_report_against_device(items, device_window(*device.sampled), limits);
+      for (auto& flag : against.flags) flags.push_back(std::move(flag));
+      checked = std::move(against.record);
+    } else {
+      checked["reason"] = device.problem;
+    }
+  }
   // Every timed call's output on every input set, checked by the trusted worker.
   size_t next = 0;
   for (const auto& shape : shapes) {
@@ -195,7 +215,18 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
     if (timing.eager_us && timing.median_us > 0) lines << ", " << *timing.eager_us / timing.median_us << "x vs eager";
     outcome.timing = std::move(timing);
   }
-  record["timing"] = report;
+  // The DRAM traffic the timed calls must have caused at least, by the task's byte formula (recorded beside what
+  // the device counted in the whole turn; not a check yet).
+  double required_bytes = 0.0;
+  for (const auto& outcome : result.shapes)
+    if (outcome.timing && outcome.timing->byte_count)
+      required_bytes += *outcome.timing->byte_count * static_cast<double>(outcome.timing->repetitions);
+  checked["timed_calls_dram_gb"] = required_bytes / 1e9;
+  record["report_check"] = std::move(checked);
+  // The window's items served the checks; the record keeps how many there were, not each one.
+  boost::json::object kept = report;
+  if (kept.erase("window")) kept["window_items"] = static_cast<int64_t>(items.size());
+  record["timing"] = std::move(kept);
   record["baselines"] = baselines;
   if (!flags.empty())
     add_flags(result, flags);

@@ -84,6 +84,32 @@ TritonExecutor::~TritonExecutor() {
   }
 }
 
+std::string TritonExecutor::visible_id(int64_t gpu) const {
+  std::vector<std::string> visible = visible_gpus();
+  return visible.empty() ? std::to_string(gpu) : visible[static_cast<size_t>(gpu) % visible.size()];
+}
+
+DeviceSamplers& TritonExecutor::samplers() {
+  std::lock_guard lock(samplers_mutex_);
+  if (samplers_) return *samplers_;
+  DeviceSamplerOptions options;
+  options.program = config_.report_check_sampler;
+  options.environment = minimal_environment(config_.pass_environment);
+  options.interval_ns = static_cast<int64_t>(config_.report_check_interval_us * 1000.0);
+  options.max_samples = static_cast<int64_t>(config_.report_check_max_window_s * 1e6 / config_.report_check_interval_us);
+  options.log_dir = root_ + "/samplers";
+  {  // libcupti and its libnvperf_* where the workers find them (the reference worker lists where it looks)
+    std::lock_guard reference(reference_mutex_);
+    if (reference_)
+      if (const auto* paths = reference_->hello().if_contains("cupti_paths"); paths && paths->is_array())
+        for (const auto& path : paths->as_array())
+          if (path.is_string() && fs::exists(std::string(path.as_string())))
+            options.library_dirs.push_back(fs::path(std::string(path.as_string())).parent_path().string());
+  }
+  samplers_ = std::make_unique<DeviceSamplers>(std::move(options));
+  return *samplers_;
+}
+
 WorkerLaunch TritonExecutor::launch_for(const std::string& role, int64_t slot) const {
   WorkerLaunch launch;
   launch.python = python_;
@@ -689,6 +715,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     lap("candidate");
     phases["candidate"] = phases["candidate"].as_double() - share_wait;
     phases["candidate_share_wait"] = share_wait;
+    DeviceSampling device;  // what the GPU's sampler saw in the candidate's turn alone
     if (reply && text_of(*reply, "event") == "ready_to_time") {
       // Checked and idle: now the GPU alone for the timed calls. The child says when they are done
       // (`timed`); its determinism check and the hand-over of its outputs share the GPU again.
@@ -700,7 +727,24 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       }
       idle.release();  // a child that said "idle" and then "ready" (out of turn) is let go only now
       lap("timing_wait");
+      // The host's window on the device's counters (report_check.hpp): opened before the child is let go, closed
+      // when it says its timed calls are done and before it goes on (it waits for the answer to its "timed").
+      bool sampling = false;
+      if (config_.report_check) {
+        auto opening = std::chrono::steady_clock::now();
+        std::string problem = samplers().open_window(gpu, visible_id(gpu));
+        phases["timing_sampler_open"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - opening).count();
+        sampling = problem.empty();
+        device.problem = sampling ? "the candidate's turn alone did not end the way the harness ends it" : problem;
+      }
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
+      if (sampling) {
+        auto closing = std::chrono::steady_clock::now();
+        auto closed = samplers().close_window(gpu);
+        phases["timing_sampler_close"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - closing).count();
+        if (!closed) device.problem = closed.status().message();
+        else if (reply && text_of(*reply, "event") == "timed") device.sampled = std::move(closed.value());
+      }
       if (reply && text_of(*reply, "event") == "timed") {
         alone_to_share();  // the baselines may take it alone again below
         lap("timing");
@@ -918,7 +962,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       lap("baselines");
       set_apart("baselines", "baselines_wait", waited);
       record["phase_seconds"] = phases;
-      apply_timing(timing, timing_report, recheck, measured, result, record);
+      apply_timing(timing, timing_report, recheck, measured, device, result, record);
     }
     return finished();
   } catch (const std::exception& error) {

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "device_sampler.hpp"
 #include "executor_config.hpp"
 #include "gpu_lock.hpp"
 #include "process_holds.hpp"
@@ -110,11 +111,21 @@ class TritonExecutor final : public Executor {
   Result<boost::json::array> baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
                                        const boost::json::object& ceilings, const Plane& plane, bool cached_only,
                                        std::shared_lock<GpuLock>* share = nullptr, double* waited = nullptr);
+  // What the GPU's sampler saw in a candidate's turn alone (device_sampler.hpp), or why nothing.
+  struct DeviceSampling {
+    std::optional<boost::json::object> sampled;  // tritongym-gpu-sampler's reply to "stop"
+    std::string problem = "the report check is off (report_check: false)";
+  };
   // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
-  // kernels, flags). `recheck` holds the comparison entries of the timed outputs, in plan order.
+  // kernels, flags), with the report held against itself and against `device` (report_check.hpp). `recheck`
+  // holds the comparison entries of the timed outputs, in plan order.
   void apply_timing(const std::vector<TimingShape>& shapes,
                     const boost::json::object& report, const boost::json::array& recheck,
-                    const boost::json::array& baselines, EvaluationResult& result, boost::json::object& record) const;
+                    const boost::json::array& baselines, const DeviceSampling& device, EvaluationResult& result,
+                    boost::json::object& record) const;
+  // The GPUs' samplers, started with the first timed candidate (reference_mutex_ not held).
+  DeviceSamplers& samplers();
+  std::string visible_id(int64_t gpu) const;  // what CUDA_VISIBLE_DEVICES names GPU `gpu` by
   // Adds `flags` to `result` and lists them in its message: a result that passed is flagged; any other verdict
   // stands. A flagged result fails every score.
   static void add_flags(EvaluationResult& result, const std::vector<std::string>& flags);
@@ -166,6 +177,8 @@ class TritonExecutor final : public Executor {
   GpuLock& gpu_mutex(int64_t gpu);
   // Holds on the children's CUDA calls (triton-cuda): the idle hold's and the suspensions' (gpu_lock.hpp).
   ProcessHolds process_holds_;
+  std::mutex samplers_mutex_;
+  std::unique_ptr<DeviceSamplers> samplers_;
 
   mutable std::mutex pool_mutex_;
   // Mutable: availability() starts the candidate workers alongside the reference worker.

@@ -35,6 +35,9 @@ def _hello(role: str, device: str, handler: Any) -> dict[str, Any]:
         # The trusted role may touch CUDA; the candidate fork server must not (its children do).
         info["cuda_devices"] = torch.cuda.device_count()
         info["device_name"] = torch.cuda.get_device_name(0) if torch.cuda.device_count() else ""
+        from .timing import cupti_library_paths
+
+        info["cupti_paths"] = cupti_library_paths()  # the host's GPU sampler loads libcupti from the same place
     if getattr(handler, "warmup", None):
         info["triton_warmup"] = handler.warmup
     return info

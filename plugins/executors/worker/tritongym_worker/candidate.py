@@ -162,8 +162,16 @@ class CandidateRole:
                     said = os.read(ready_fd, 1)
                     listening = True
                     if being_timed:  # only b"d" (timed: its share of the GPU is enough from now on) comes now
-                        if said == b"d":
+                        if said == b"d":  # the child waits while the host closes its window on the device
+                            paused = time.monotonic()
                             self._tell_host("timed")
+                            waited = time.monotonic() - paused
+                            self._paused_s += waited
+                            deadline += waited
+                            try:
+                                os.write(go_fd, b"g")
+                            except OSError:
+                                pass
                         listening = False
                     elif said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
                         self._tell_host("gpu_idle", pid=pid)
@@ -510,6 +518,7 @@ class _TimingGuard:
             tracer = timing.native()
             # Taken now, before the candidate can replace them (a replacement is flagged as well: Snapshot).
             self._cupti_start, self._cupti_stop = tracer.cupti_start, tracer.cupti_stop
+            self._cupti_drain = tracer.cupti_drain
             torch.zeros(1, device=device)  # the CUDA context, and the driver's own threads
         except Exception as error:  # no native module or no CUDA: the candidate is still judged, not timed
             self.problem = f"{type(error).__name__}: {error}"
@@ -546,13 +555,15 @@ class _TimingGuard:
     def measure(self, entry: Any, plan: dict[str, Any], compiled: list[dict[str, Any]],
                 timed: Any = None) -> dict[str, Any]:
         """`timed`: called once the timed calls are done (the GPU is shared again from then on)."""
-        from . import measure
+        from . import measure, timing
 
         if self.problem:  # including CUPTI's start, which came before the child said it was ready
             return {"error": "kernel timing is unavailable: " + self.problem}
         try:
+            window = timing.WindowTrace(self._cupti_start, self._cupti_drain, self._cupti_stop)
             return measure.time_candidate(entry, plan, self.snapshot, self.threads, self.persisting_l2,
-                                          [kernel["name"] for kernel in compiled if kernel.get("name")], timed)
+                                          [kernel["name"] for kernel in compiled if kernel.get("name")], timed,
+                                          window)
         except Exception as error:
             return {"error": "the timed calls failed: " + diagnostics.describe(error, "candidate.py"),
                     "verdict": diagnostics.classify(error, during_import=False)}

@@ -13,7 +13,8 @@ One byte per message on the child's `ready` pipe to the fork server, which passe
   b"i"  idle: compiling, every stream synchronised; no answer
   b"w"  wants its share back; waits for the answer
   b"r"  ready to be timed; waits for the answer
-  b"d"  the timed calls are done: its share is enough from now on; no answer
+  b"d"  the timed calls are done: its share is enough from now on; waits for the answer (the host closes its
+        window on the device's counters first, so that nothing this child does next falls inside it)
   b"a"  wants the GPU alone while its autotuner benchmarks; waits for the answer
   b"t"  the autotuner's benchmarks are done: its share is enough again; no answer
 The answer, on the `go` pipe: b"g" (go on) or b"s" (stop: no timing)."""
@@ -117,11 +118,13 @@ class GpuTurns:
         return answer == b"g"
 
     def timed_calls_done(self) -> None:
-        """The GPU need not be this child's alone any longer (after ready_to_time said go)."""
+        """The GPU need not be this child's alone any longer (after ready_to_time said go). Returns once the host
+        has closed the window in which it checks this child's report against the device (docs/anti-cheat.md)."""
         if self._ready < 0:
             return
         try:
             os.write(self._ready, b"d")
+            os.read(self._go, 1)
         except OSError:
             pass
         self._close()

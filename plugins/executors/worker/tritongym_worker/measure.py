@@ -18,7 +18,8 @@ from . import handover, integrity, provenance, timing
 
 def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "integrity.Snapshot",
                    threads_before: "integrity.ThreadBaseline", persisting_l2_before: int,
-                   compiled_names: list[str], timed: Callable[[], None] | None = None) -> dict[str, Any]:
+                   compiled_names: list[str], timed: Callable[[], None] | None = None,
+                   window: "timing.WindowTrace | None" = None) -> dict[str, Any]:
     """`plan`: {"l2_bytes" (0: this device's), "cold_l2", "target_seconds", "allowed_library_kernels",
     "tolerance": {"dtype", "atol"?, "rtol"?}, "shapes": [{"key", "sets": [inputs .pt], "recheck": [{"set", "output"}]}]}.
     `compiled_names`: the kernels the candidate's module compiled (its own Triton kernels).
@@ -26,7 +27,10 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     Shape by shape: the timed calls, then at once the hand-over of their outputs, before any other call of the
     candidate (a later call could otherwise finish the work of the timed ones, outside the timed window: the
     adversarial candidate deferred_completion.py). Then `timed()` (the GPU need not be this child's alone any
-    longer: gpu_turns.timed_calls_done), then the determinism check of every shape."""
+    longer: gpu_turns.timed_calls_done), then the determinism check of every shape.
+
+    `window`: CUPTI over all of it up to `timed()`, every piece of GPU work an item of the report's "window"
+    (timing.WindowTrace), which the host holds against the device's own counters."""
     device = f"cuda:{torch.cuda.current_device()}"
     l2_bytes = int(plan.get("l2_bytes") or torch.cuda.get_device_properties(device).L2_cache_size)
     # Seconds; timed_calls is the whole of the timing loop, of which warm_up, calls and collect are parts.
@@ -34,7 +38,9 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
               "save_outputs": 0.0, "determinism": 0.0}
     shapes = []
     kept = []  # per shape, what the determinism check needs afterwards: its first input set, and what to close
-    for shape in plan.get("shapes", []):
+    if window is not None:
+        window.start()
+    for index, shape in enumerate(plan.get("shapes", [])):
         # Loaded once: the copies are timed, and the originals (on the CPU from files, or the reference
         # worker's exported block, mapped) show afterwards whether a timed call changed its inputs.
         clock = time.perf_counter()
@@ -46,7 +52,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
         clock = time.perf_counter()
         session = timing.time_functions({"candidate": entry}, input_sets, l2_bytes=l2_bytes,
                                         cold_l2=bool(plan.get("cold_l2", True)),
-                                        target_seconds=float(plan.get("target_seconds", 0.4)), keep_outputs=True)
+                                        target_seconds=float(plan.get("target_seconds", 0.4)), keep_outputs=True,
+                                        window=window, shape=index)
         for part, seconds in session.seconds.items():
             phases[part] += seconds
         times = session.calls["candidate"]
@@ -78,6 +85,8 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
                        "library_fraction": where.get("library_fraction", 0.0), "flags": flags, "rechecks": rechecks})
         kept.append((input_sets[0], loaded))
         del input_sets, originals, times, session
+    # The window ends before the host is told: everything the GPU did for this child until now is in its items.
+    traced = {"items": window.stop(max(len(shapes) - 1, 0))} if window is not None else None
     # What follows are checks, not timings: other evaluations may use the GPU meanwhile.
     replaced = snapshot.changed()
     alive = integrity.threads_alive(threads_before)
@@ -96,7 +105,10 @@ def time_candidate(entry: Callable[..., Any], plan: dict[str, Any], snapshot: "i
     common = [f"integrity: {name} was replaced by the candidate" for name in replaced]
     common += [f"integrity: thread(s) still running after the timed calls: {', '.join(alive)}"] if alive else []
     common += [flag for flag in _l2_flags(persisting_l2_before) if not any(flag in shape["flags"] for shape in shapes)]
-    return {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library(), "phases": phases}
+    report = {"shapes": shapes, "flags": common, "cupti": timing.native().cupti_library(), "phases": phases}
+    if traced is not None:
+        report["window"] = traced
+    return report
 
 
 def _l2_flags(persisting_l2_before: int) -> list[str]:

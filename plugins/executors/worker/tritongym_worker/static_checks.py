@@ -42,7 +42,8 @@ CODES = {
     "thread": "a thread, process, executor or event loop is created (work that finishes after the timer)",
     "monkeypatch": "an attribute of torch, time, triton, statistics, builtins or another harness module is "
                    "assigned or deleted (timers, events, comparisons can be replaced)",
-    "dynamic-access": "getattr/setattr/eval/exec/__import__/importlib on names the static checks cannot follow",
+    "dynamic-access": "getattr/setattr/eval/exec/__import__/importlib on names the static checks cannot follow, or "
+                      "other objects of the process reached through gc or stack frames",
     "precision-cast": "a cast to a lower-precision float type (half, bfloat16, float8) in host code, or in a "
                       "kernel below the task's dtypes: computing at lower precision and casting back",
     "cache": "state kept across calls (a module-level container or function attribute written in the entry's "
@@ -133,7 +134,10 @@ _L2_WORDS = ("persisting", "accesspolicywindow", "access_policy_window", "stream
              "stream_attribute", "cudevicesetlimit")
 _DYNAMIC_CALLS = {"getattr", "setattr", "delattr", "eval", "exec", "compile", "__import__", "vars", "globals",
                   "importlib.import_module", "importlib.reload", "importlib.util.spec_from_file_location",
-                  "object.__setattr__", "type.__setattr__"}
+                  "object.__setattr__", "type.__setattr__",
+                  # other objects of the process reached through the collector or the stack: the harness's own
+                  "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe", "inspect.currentframe",
+                  "inspect.stack"}
 _LOW_FLOATS = {"float16": 2, "half": 2, "bfloat16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1,
                "float8_e5m2fnuz": 1, "float8e4nv": 1, "float8e5": 1, "float8e4b15": 1, "float8e4b8": 1,
                "float8e5b16": 1, "fp16": 2, "bf16": 2, "fp8e4nv": 1, "fp8e5": 1, "float8_e8m0fnu": 1,

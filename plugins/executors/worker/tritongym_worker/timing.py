@@ -106,6 +106,53 @@ class TimingSession:
     seconds: dict[str, float] = field(default_factory=dict)  # warm_up, calls, collect: where its time went
 
 
+class WindowTrace:
+    """CUPTI over a candidate's whole turn alone on the GPU, not the timed loop alone: every kernel, copy and
+    memset of the turn (loading the input sets, the warm-up, the estimate, the timed calls, the scrubs, handing
+    the outputs over) is an item of the report, so the host can hold the report against what the device itself
+    counted in the same window (docs/anti-cheat.md, "The child's report").
+
+    Items are [start_ns, end_ns, shape, call, kind]: `call` is the timed call's index within its shape,
+    HARNESS_CALL for a scrub, OUTSIDE_CALL for everything else; `kind` one of WINDOW_KINDS. The functions are bound by the caller before any candidate
+    code runs (candidate._TimingGuard)."""
+
+    def __init__(self, start: Callable[[], None], drain: Callable[[], list], stop: Callable[[], list]) -> None:
+        self._start, self._drain, self._stop = start, drain, stop
+        self.items: list[list[int]] = []
+        self.running = False
+
+    def start(self) -> None:
+        self._start()
+        self.running = True
+
+    def take(self, shape: int) -> list[dict[str, Any]]:
+        """What ran since the last take (synchronised first), kept as items of `shape`, and returned whole."""
+        return self._keep(self._drain(), shape)
+
+    def stop(self, shape: int) -> list[list[int]]:
+        """Ends the trace; every item of the window."""
+        if self.running:
+            self.running = False
+            self._keep(self._stop(), shape)
+        return self.items
+
+    def _keep(self, activities: list[dict[str, Any]], shape: int) -> list[dict[str, Any]]:
+        self.items += [[a["start_ns"], a["end_ns"], shape, a["call"], _window_kind(a)] for a in activities]
+        return activities
+
+
+# An item's kind: copies to or from the host run on a copy engine, the rest on the device's graphics engine.
+WINDOW_KINDS = ("kernel", "memcpy on the device", "memcpy to or from the host", "memset")
+
+
+def _window_kind(activity: dict[str, Any]) -> int:
+    if activity["kind"] == "kernel":
+        return 0
+    if activity["kind"] == "memset":
+        return 3
+    return 2 if activity["name"] in ("memcpy HtoD", "memcpy DtoH", "memcpy HtoH") else 1
+
+
 SLOW_MIN_CALLS = 5  # the fewest timed calls of a function, however slow it is
 
 
@@ -124,9 +171,13 @@ METHOD = "scrub-before-every-cold-call"
 
 def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequence[Sequence[Any]], *,
                    l2_bytes: int, cold_l2: bool = True, target_seconds: float = 0.4, min_calls: int = 20,
-                   max_calls: int = 500, max_seconds: float = 6.0, keep_outputs: bool = False) -> TimingSession:
+                   max_calls: int = 500, max_seconds: float = 6.0, keep_outputs: bool = False,
+                   window: Optional[WindowTrace] = None, shape: int = 0) -> TimingSession:
     """Times each function over the input sets, interleaved call by call (a, b, c, a, b, c, ...), so
     slow drifts of clock or temperature hit all of them alike.
+
+    With a `window` (running), CUPTI is neither started nor stopped here: what ran before the timed loop
+    and the loop itself are taken from the window, as items of `shape`.
 
     `min_calls` gives way to `max_seconds` for slow functions (a reference that loops in Python takes a
     quarter of a second a call), down to SLOW_MIN_CALLS calls each."""
@@ -161,7 +212,10 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
     results = {name: CallTimes(name) for name in functions}
     order = list(functions.items())
     stream = torch.cuda.current_stream()
-    tracer.cupti_start()
+    if window is not None:
+        window.take(shape)  # the warm-up and the estimate: items of the window, not of any call
+    else:
+        tracer.cupti_start()
     try:
         harness_stream = tracer.cupti_stream_id(stream.cuda_stream)
         call = 0
@@ -196,7 +250,7 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
                     del returned
     finally:
         seconds["calls"], clock = (_perf_counter_ns() - clock) / 1e9, _perf_counter_ns()
-        activities = tracer.cupti_stop()
+        activities = window.take(shape) if window is not None else tracer.cupti_stop()
     by_call: dict[int, list[dict[str, Any]]] = {}
     outside = []
     for activity in activities:

@@ -1,0 +1,58 @@
+// The executor's side of tritongym-gpu-sampler (plugins/executors/gpu-sampler): one sampler process per GPU,
+// started the first time a candidate is timed on that GPU, and a window on its counters around each candidate's
+// turn alone there. What it saw is held against the candidate's timing report (report_check.hpp).
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "process/child_process.hpp"
+#include "tritongym/sdk/status.hpp"
+
+namespace tritongym::triton_executor {
+
+struct DeviceSamplerOptions {
+  std::string program;                             // tritongym-gpu-sampler; "" -> found beside this program
+  std::map<std::string, std::string> environment;  // its environment (the executor's minimal one)
+  std::vector<std::string> library_dirs;           // put first on LD_LIBRARY_PATH: where libcupti and libnvperf_* are
+  int64_t interval_ns = 100000;
+  int64_t max_samples = 600000;
+  std::string log_dir;                              // its stderr goes to sampler-<gpu>.stderr here
+};
+
+class DeviceSamplers {
+ public:
+  explicit DeviceSamplers(DeviceSamplerOptions options);
+  ~DeviceSamplers();
+
+  // Opens a window on `gpu`, whose driver id for CUDA_VISIBLE_DEVICES is `visible_id`. "" once the window is
+  // open; else why the device cannot be sampled (the sampler missing, no permission for the counters, ...),
+  // which stays the answer for that GPU.
+  std::string open_window(int64_t gpu, const std::string& visible_id);
+  // Closes the window open on `gpu`: the sampler's reply (tritongym-gpu-sampler's "stop"), or why not.
+  Result<boost::json::object> close_window(int64_t gpu);
+
+  // Where the sampler program is: `configured` when set, else tritongym-gpu-sampler beside the running program.
+  static std::string locate(const std::string& configured);
+
+ private:
+  struct Sampler {
+    std::optional<process::ChildProcess> process;
+    std::string problem;  // why this GPU cannot be sampled; "" when it can
+    std::string stderr_path;
+  };
+  Sampler& sampler_for(int64_t gpu, const std::string& visible_id);
+  std::string stderr_tail(const Sampler& sampler) const;
+
+  DeviceSamplerOptions options_;
+  std::mutex mutex_;  // guards the map; a GPU's sampler is used by the one evaluation holding that GPU alone
+  std::map<int64_t, std::unique_ptr<Sampler>> samplers_;
+};
+
+}  // namespace tritongym::triton_executor
