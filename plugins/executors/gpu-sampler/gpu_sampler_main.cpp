@@ -7,13 +7,14 @@
 //
 // It talks on the executor's worker pipes (core/process/child_process.hpp): requests on fd 3, replies on fd 4,
 // one JSON line each. First it says whether it could open the device:
-//   {"ok": true, "chip": "GH100", "interval_ns": ...}   or   {"ok": false, "error": "..."}  (and exits)
+//   {"ok": true, "chip": "GH100", "interval_ns", "max_samples", "image_bytes"}   or   {"ok": false, "error": "..."}
+//   (and exits)
 // then answers
 //   {"op": "start"}  ->  {"ok": true, "started_ns": CLOCK_REALTIME}
 //   {"op": "stop"}   ->  {"ok": true, "samples": N, "first_ns", "last_ns", "busy_ns", "dram_bytes",
 //                         "busy": [[begin_ns, end_ns, busy_ns, dram_bytes], ...]  (the samples that saw any work),
 //                         "malformed", "overflow", "image_full", and what closing it cost: "stop_ms", "decode_ms",
-//                         "read_ms", and "prepare_ms" (emptying the image after the window before)}
+//                         "read_ms", and "prepare_ms" (emptying the image after the window before, when it was)}
 // and exits when fd 3 closes. While a window is open it decodes every 20 ms, so the hardware buffer never fills.
 #include <poll.h>
 #include <unistd.h>
@@ -79,11 +80,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   reply({{"ok", true}, {"chip", sampler.chip()}, {"device", device}, {"interval_ns", interval_ns},
-         {"max_samples", max_samples}});
+         {"max_samples", max_samples}, {"image_bytes", sampler.image_bytes()}});
 
   std::string buffer;
   bool open_window = false;
-  double prepare_ms = 0;  // what emptying the image took after the previous window (0 before the first)
+  double prepare_ms = 0;  // what emptying the image took after the previous window (0: it was not emptied)
   for (;;) {
     pollfd request{kRequestFd, POLLIN, 0};
     int ready = ::poll(&request, 1, open_window ? 20 : -1);
@@ -134,10 +135,12 @@ int main(int argc, char** argv) {
                {"malformed", window.malformed}, {"overflow", window.overflow}, {"image_full", window.image_full},
                {"stop_ms", window.stop_ms}, {"decode_ms", window.decode_ms}, {"read_ms", window.read_ms},
                {"prepare_ms", prepare_ms}});
-        // Emptying the image for the next window writes all of it: done after the answer, off the executor's
-        // critical path (the next "start" waits for it only if it comes sooner).
-        if (std::string problem = sampler.prepare(&prepare_ms); !problem.empty())
-          std::fprintf(stderr, "%s\n", problem.c_str());
+        // Emptying the image writes all of it: done after the answer, off the executor's critical path (the next
+        // "start" waits for it only if it comes sooner), and only once less than a window's room is left.
+        prepare_ms = 0;
+        if (sampler.needs_preparing())
+          if (std::string problem = sampler.prepare(&prepare_ms); !problem.empty())
+            std::fprintf(stderr, "%s\n", problem.c_str());
       } else {
         reply({{"ok", false}, {"error", "unknown request (expected {\"op\": \"start\"} or {\"op\": \"stop\"}): " +
                                             line.substr(0, 200)}});

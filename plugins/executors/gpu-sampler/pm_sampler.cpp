@@ -47,7 +47,11 @@ struct PmSampler::State {
   bool image_full = false;
   bool overflow = false;
   bool running = false;
-  bool prepared = false;  // the image is empty, ready for a window
+  // The image holds one and a half windows of the longest kind: windows follow one another in it, and it is
+  // emptied (prepare) only once fewer than a whole window's samples are left, since emptying writes all of it.
+  size_t window_samples = 0;  // the most one window may take
+  size_t capacity = 0;        // the image's samples
+  size_t consumed = 0;        // samples of earlier windows in the image
 
   std::string initialise_image() {
     auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
@@ -58,7 +62,7 @@ struct PmSampler::State {
     if (CUptiResult r = cuptiPmSamplingCounterDataImageInitialize(&init); r != CUPTI_SUCCESS)
       return failed("initialising the counter-data image", r);
     image_full = overflow = false;
-    prepared = true;
+    consumed = 0;
     return "";
   }
 };
@@ -155,7 +159,9 @@ std::string PmSampler::open(int device, uint64_t interval_ns, uint32_t max_sampl
   data.pPmSamplingObject = s.sampler;
   data.pMetricNames = kMetrics;
   data.numMetrics = kMetricCount;
-  data.maxSamples = max_samples;
+  s.window_samples = max_samples;
+  s.capacity = static_cast<size_t>(max_samples) + static_cast<size_t>(max_samples) / 2;
+  data.maxSamples = s.capacity;
   if (CUptiResult r = cuptiPmSamplingGetCounterDataSize(&data); r != CUPTI_SUCCESS)
     return failed("the counter-data image's size", r);
   s.image_size = data.counterDataSize;
@@ -167,9 +173,9 @@ std::string PmSampler::start() {
   State& s = *state_;
   if (!s.sampler) return "the sampler is not open";
   if (s.running) return "a window is already open";
-  if (!s.prepared)
+  if (needs_preparing())
     if (std::string problem = s.initialise_image(); !problem.empty()) return problem;
-  s.prepared = false;
+  s.overflow = s.image_full = false;
   auto start = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
   start.pPmSamplingObject = s.sampler;
   if (CUptiResult r = cuptiPmSamplingStart(&start); r != CUPTI_SUCCESS) return failed("cuptiPmSamplingStart", r);
@@ -216,8 +222,10 @@ std::string PmSampler::stop(Window& window) {
   info.counterDataImageSize = s.image_size;
   if (CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
     return failed("the counter-data image's sample count", r);
-  window.samples.reserve(info.numCompletedSamples);
-  for (size_t i = 0; i < info.numCompletedSamples; ++i) {
+  const size_t first = s.consumed;
+  s.consumed = info.numCompletedSamples;
+  window.samples.reserve(info.numCompletedSamples - std::min(first, info.numCompletedSamples));
+  for (size_t i = first; i < info.numCompletedSamples; ++i) {
     auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
         CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
     sample.pPmSamplingObject = s.sampler;
@@ -250,6 +258,12 @@ std::string PmSampler::stop(Window& window) {
   window.read_ms = since(clock);
   return "";
 }
+
+bool PmSampler::needs_preparing() const {
+  return state_->capacity - std::min(state_->consumed, state_->capacity) < state_->window_samples;
+}
+
+size_t PmSampler::image_bytes() const { return state_->image_size; }
 
 std::string PmSampler::prepare(double* ms) {
   const auto began = std::chrono::steady_clock::now();

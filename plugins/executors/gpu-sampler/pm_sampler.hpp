@@ -50,8 +50,11 @@ class PmSampler {
   std::string decode();
   // Ends the window and returns its samples.
   std::string stop(Window& window);
-  // Empties the image for the next window (start() does it too, if it was not done); `ms` gets what it took.
+  // Whether the image has less than a window's room left: then prepare() empties it (start() does, if it was
+  // not done); `ms` gets what it took.
+  bool needs_preparing() const;
   std::string prepare(double* ms = nullptr);
+  size_t image_bytes() const;
 
  private:
   struct State;

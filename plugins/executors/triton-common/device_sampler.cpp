@@ -52,21 +52,28 @@ std::string DeviceSamplers::stderr_tail(const Sampler& sampler) const {
   return all.size() > 1000 ? "..." + all.substr(all.size() - 1000) : all;
 }
 
-DeviceSamplers::Sampler& DeviceSamplers::sampler_for(int64_t gpu, const std::string& visible_id) {
-  std::unique_ptr<Sampler>* slot;
-  {
-    std::lock_guard lock(mutex_);
-    slot = &samplers_[gpu];
-    if (*slot) return **slot;
-    *slot = std::make_unique<Sampler>();
-  }
-  Sampler& sampler = **slot;
+DeviceSamplers::Sampler& DeviceSamplers::slot(int64_t gpu) {
+  std::lock_guard lock(mutex_);
+  auto& found = samplers_[gpu];
+  if (!found) found = std::make_unique<Sampler>();
+  return *found;
+}
+
+std::string DeviceSamplers::start(int64_t gpu, const std::string& visible_id) {
+  Sampler& sampler = slot(gpu);
+  std::lock_guard lock(sampler.mutex);
+  if (!sampler.started) launch(sampler, gpu, visible_id);
+  return sampler.problem;
+}
+
+void DeviceSamplers::launch(Sampler& sampler, int64_t gpu, const std::string& visible_id) {
+  sampler.started = true;
   const std::string program = locate(options_.program);
   if (program.empty() || ::access(program.c_str(), X_OK) != 0) {
     sampler.problem = program.empty() ? "tritongym-gpu-sampler was not built (CUPTI's profiler headers were not found "
                                         "at build time)"
                                       : program + " cannot be run";
-    return sampler;
+    return;
   }
   process::ChildOptions child;
   child.argv = {program, "--device", "0", "--interval-ns", std::to_string(options_.interval_ns), "--max-samples",
@@ -87,7 +94,7 @@ DeviceSamplers::Sampler& DeviceSamplers::sampler_for(int64_t gpu, const std::str
   auto started = process::ChildProcess::start(child);
   if (!started) {
     sampler.problem = "tritongym-gpu-sampler did not start: " + started.status().message();
-    return sampler;
+    return;
   }
   sampler.process.emplace(std::move(started.value()));
   auto hello = parse(sampler.process->receive_line(kStartSeconds));
@@ -104,11 +111,13 @@ DeviceSamplers::Sampler& DeviceSamplers::sampler_for(int64_t gpu, const std::str
                       (tail.empty() || hello ? "" : "; its last output: " + tail);
     sampler.process.reset();
   }
-  return sampler;
+  return;
 }
 
 std::string DeviceSamplers::open_window(int64_t gpu, const std::string& visible_id) {
-  Sampler& sampler = sampler_for(gpu, visible_id);
+  Sampler& sampler = slot(gpu);
+  std::lock_guard lock(sampler.mutex);
+  if (!sampler.started) launch(sampler, gpu, visible_id);
   if (!sampler.problem.empty()) return sampler.problem;
   Status sent = sampler.process->send_line(R"({"op": "start"})");
   auto reply = sent.is_ok() ? parse(sampler.process->receive_line(kReplySeconds)) : Result<boost::json::object>(sent);
@@ -126,14 +135,10 @@ std::string DeviceSamplers::open_window(int64_t gpu, const std::string& visible_
 }
 
 Result<boost::json::object> DeviceSamplers::close_window(int64_t gpu) {
-  Sampler* sampler;
-  {
-    std::lock_guard lock(mutex_);
-    auto found = samplers_.find(gpu);
-    if (found == samplers_.end() || !found->second->process)
-      return Status(StatusCode::failed_precondition, "no sampler runs for GPU " + std::to_string(gpu));
-    sampler = found->second.get();
-  }
+  Sampler* sampler = &slot(gpu);
+  std::lock_guard lock(sampler->mutex);
+  if (!sampler->process)
+    return Status(StatusCode::failed_precondition, "no sampler runs for GPU " + std::to_string(gpu));
   Status sent = sampler->process->send_line(R"({"op": "stop"})");
   auto reply = sent.is_ok() ? parse(sampler->process->receive_line(kReplySeconds)) : Result<boost::json::object>(sent);
   if (!reply) {

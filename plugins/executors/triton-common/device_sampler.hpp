@@ -22,7 +22,7 @@ struct DeviceSamplerOptions {
   std::map<std::string, std::string> environment;  // its environment (the executor's minimal one)
   std::vector<std::string> library_dirs;           // put first on LD_LIBRARY_PATH: where libcupti and libnvperf_* are
   int64_t interval_ns = 100000;
-  int64_t max_samples = 600000;
+  int64_t max_samples = 300000;  // the longest window; the image holds one and a half of them
   std::string log_dir;                              // its stderr goes to sampler-<gpu>.stderr here
 };
 
@@ -31,9 +31,12 @@ class DeviceSamplers {
   explicit DeviceSamplers(DeviceSamplerOptions options);
   ~DeviceSamplers();
 
-  // Opens a window on `gpu`, whose driver id for CUDA_VISIBLE_DEVICES is `visible_id`. "" once the window is
-  // open; else why the device cannot be sampled (the sampler missing, no permission for the counters, ...),
+  // Starts the sampler of `gpu`, whose driver id for CUDA_VISIBLE_DEVICES is `visible_id`, if it has not
+  // started (loading CUPTI takes seconds: the executor does it ahead, beside its workers' start). "" when it
+  // runs; else why the device cannot be sampled (the sampler missing, no permission for the counters, ...),
   // which stays the answer for that GPU.
+  std::string start(int64_t gpu, const std::string& visible_id);
+  // Opens a window on `gpu` (starting its sampler first if need be). "" once the window is open, else why not.
   std::string open_window(int64_t gpu, const std::string& visible_id);
   // Closes the window open on `gpu`: the sampler's reply (tritongym-gpu-sampler's "stop"), or why not.
   Result<boost::json::object> close_window(int64_t gpu);
@@ -43,15 +46,18 @@ class DeviceSamplers {
 
  private:
   struct Sampler {
+    std::mutex mutex;  // one request at a time, and its start before any
+    bool started = false;
     std::optional<process::ChildProcess> process;
     std::string problem;  // why this GPU cannot be sampled; "" when it can
     std::string stderr_path;
   };
-  Sampler& sampler_for(int64_t gpu, const std::string& visible_id);
+  Sampler& slot(int64_t gpu);
+  void launch(Sampler& sampler, int64_t gpu, const std::string& visible_id);  // sampler.mutex held
   std::string stderr_tail(const Sampler& sampler) const;
 
   DeviceSamplerOptions options_;
-  std::mutex mutex_;  // guards the map; a GPU's sampler is used by the one evaluation holding that GPU alone
+  std::mutex mutex_;  // guards the map; each sampler has its own
   std::map<int64_t, std::unique_ptr<Sampler>> samplers_;
 };
 

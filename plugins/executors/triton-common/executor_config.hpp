@@ -45,8 +45,8 @@ struct TritonExecutorConfig {
   // ("" -> beside tritongym).
   bool report_check = true;
   double report_check_interval_us = 100.0;
-  double report_check_max_window_s = 60.0;
-  double report_check_margin = 0.10;
+  double report_check_max_window_s = 30.0;
+  double report_check_margin = 0.05;
   double report_check_item_overhead_us = 2.4;  // busy time the device counts per kernel or copy beyond CUPTI's
   std::string report_check_sampler;
 

@@ -45,7 +45,7 @@ struct DeviceWindow {
 
 struct ReportCheckLimits {
   int64_t bin_ns = 1000000;        // compared millisecond by millisecond
-  double relative = 0.10;          // of the larger of the two busy totals
+  double relative = 0.05;          // of the larger of the two busy totals
   int64_t absolute_ns = 500000;    // and this much besides
   int64_t max_shift_ns = 200000;   // the two clocks may differ by this much (searched in steps of 10 us)
   int64_t item_overhead_ns = 2400; // what the device counts per piece of work beyond CUPTI's start to end

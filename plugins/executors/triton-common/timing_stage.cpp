@@ -146,6 +146,10 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
       ReportCheck against = check_report_against_device(items, device_window(*device.sampled), limits);
       for (auto& flag : against.flags) flags.push_back(std::move(flag));
       checked = std::move(against.record);
+      boost::json::object cost;  // what closing the window cost the sampler, and emptying its image before it
+      for (const char* key : {"stop_ms", "decode_ms", "read_ms", "prepare_ms"})
+        if (const auto* value = device.sampled->if_contains(key)) cost[key] = *value;
+      checked["sampler"] = std::move(cost);
     } else {
       checked["reason"] = device.problem;
     }

@@ -73,6 +73,7 @@ TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::
 }
 
 TritonExecutor::~TritonExecutor() {
+  if (sampler_start_.joinable()) sampler_start_.join();
   {
     std::lock_guard lock(pool_mutex_);
     idle_.clear();  // kills the idle workers' process groups
@@ -89,7 +90,7 @@ std::string TritonExecutor::visible_id(int64_t gpu) const {
   return visible.empty() ? std::to_string(gpu) : visible[static_cast<size_t>(gpu) % visible.size()];
 }
 
-DeviceSamplers& TritonExecutor::samplers() {
+DeviceSamplers& TritonExecutor::samplers() const {
   std::lock_guard lock(samplers_mutex_);
   if (samplers_) return *samplers_;
   DeviceSamplerOptions options;
@@ -245,6 +246,13 @@ Status TritonExecutor::ensure_reference_worker() const {
       std::lock_guard pool(pool_mutex_);
       capacity_ = gpu_count_locked();
     }
+  }
+  // The GPUs' samplers load CUPTI (seconds): started now, beside the first evaluations, not in a timing's turn.
+  if (target_ == Target::cuda && config_.report_check && !sampler_start_.joinable()) {
+    const int64_t gpus = gpu_count_locked();
+    sampler_start_ = std::thread([this, gpus] {
+      for (int64_t gpu = 0; gpu < gpus; ++gpu) samplers().start(gpu, visible_id(gpu));
+    });
   }
   availability_ = Status();
   return {};

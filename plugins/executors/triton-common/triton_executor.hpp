@@ -123,8 +123,9 @@ class TritonExecutor final : public Executor {
                     const boost::json::object& report, const boost::json::array& recheck,
                     const boost::json::array& baselines, const DeviceSampling& device, EvaluationResult& result,
                     boost::json::object& record) const;
-  // The GPUs' samplers, started with the first timed candidate (reference_mutex_ not held).
-  DeviceSamplers& samplers();
+  // The GPUs' samplers (reference_mutex_ not held). Started ahead, once the reference worker says where libcupti
+  // is (sampler_start_), or else with the first timed candidate on each GPU.
+  DeviceSamplers& samplers() const;
   std::string visible_id(int64_t gpu) const;  // what CUDA_VISIBLE_DEVICES names GPU `gpu` by
   // Adds `flags` to `result` and lists them in its message: a result that passed is flagged; any other verdict
   // stands. A flagged result fails every score.
@@ -177,8 +178,9 @@ class TritonExecutor final : public Executor {
   GpuLock& gpu_mutex(int64_t gpu);
   // Holds on the children's CUDA calls (triton-cuda): the idle hold's and the suspensions' (gpu_lock.hpp).
   ProcessHolds process_holds_;
-  std::mutex samplers_mutex_;
-  std::unique_ptr<DeviceSamplers> samplers_;
+  mutable std::mutex samplers_mutex_;
+  mutable std::unique_ptr<DeviceSamplers> samplers_;
+  mutable std::thread sampler_start_;  // starts every GPU's sampler beside the first evaluations
 
   mutable std::mutex pool_mutex_;
   // Mutable: availability() starts the candidate workers alongside the reference worker.
