@@ -24,6 +24,7 @@ from .gpu_turns import GpuTurns
 
 MAX_CAPTURE_BYTES = 64 * 1024
 CODE_CACHES = 16  # Triton caches of recent code kept by a fork server (CandidateRole._code_cache)
+SPARE_READY_SECONDS = 60.0  # the longest a fork server waits for a spare child to ready itself
 
 
 class CandidateRole:
@@ -115,7 +116,12 @@ class CandidateRole:
     def _fork_spare(self) -> "_Spare":
         """Forks the next child before its request comes: on CUDA it creates its context, loads the native module
         and takes the integrity snapshot then, off the evaluation's time (CUPTI waits for the checks). It then
-        waits for the request on a pipe; the fork server's end closing (the server gone) makes it exit."""
+        waits for the request on a pipe; the fork server's end closing (the server gone) makes it exit.
+
+        Returns once the child has readied itself: creating a CUDA context keeps the GPU busy for milliseconds,
+        which must not fall in another candidate's turn alone on it. Forked at the end of a run, it readies while
+        the host still holds that evaluation's share of the GPU (the host's sampler saw 3 to 14 ms of such work in
+        other candidates' turns, H200, 2026-12-01, before the wait)."""
         request_read, request_write = os.pipe()
         report_read, report_write = os.pipe()
         ready_read, ready_write = os.pipe()
@@ -125,6 +131,9 @@ class CandidateRole:
             _spare_main(self, request_read, report_write, ready_write, go_read)
         for fd in (request_read, report_write, ready_write, go_read):
             os.close(fd)
+        ready, _, _ = select.select([ready_read], [], [], SPARE_READY_SECONDS)
+        if ready:
+            os.read(ready_read, 1)  # b"R"; or nothing, when the child died (its end is read as a crash later)
         return _Spare(pid, request_write, report_read, ready_read, go_write)
 
     def close(self) -> None:
@@ -300,6 +309,10 @@ def _spare_main(role: CandidateRole, request_fd: int, report_fd: int, ready_fd: 
         ahead: _Ahead | None = _Ahead(role.device)
     except BaseException:  # readied nothing: the request still runs, and readies what it needs itself
         ahead = None
+    try:
+        os.write(ready_fd, b"R")  # readied: the fork server waits for this before it answers the run before
+    except OSError:
+        pass
     try:
         data = b""
         while True:

@@ -9,7 +9,8 @@ GPU to itself; when its timed calls are done it says so, and goes on with its sh
 check and handing over the timed calls' outputs need no quiet GPU). While Triton's autotuner benchmarks the
 configs of a new key it has the GPU alone as well (autotune_bench.py), and then goes on with its share.
 
-One byte per message on the child's `ready` pipe to the fork server, which passes each on to the host:
+One byte per message on the child's `ready` pipe to the fork server, which passes each on to the host (before any of
+them, a spare child says b"R" once it has readied itself, which the fork server waits for and keeps):
   b"i"  idle: compiling, every stream synchronised; no answer
   b"w"  wants its share back; waits for the answer
   b"r"  ready to be timed; waits for the answer
