@@ -4,7 +4,6 @@
 # with torch.profiler (CUPTI activity tracing) in the working process. docs/anti-cheat.md, "The child's report".
 #
 #   bash bench/pm_sampling_window.sh [INTERVAL_NS]      (on the GPU machine, from the repository root)
-#   PM_REUSE_SAMPLES=N: the sampler reuses an image of N samples (docs/anti-cheat.md: on the H200 that lost samples)
 set -euo pipefail
 INTERVAL=${1:-20000}
 SAMPLER=${PM_SAMPLER:-build/bench/pm_sampling_window}
@@ -55,7 +54,7 @@ for run in "1.0 5 $INTERVAL" "1.0 12 50000 profiled"; do
   "$PY" "$WORK" "$1" ${4:-} > "$WORK.out" 2>&1 &
   worker=$!
   sleep 0.5
-  "$SAMPLER" "$2" "$3" ${PM_REUSE_SAMPLES:-}
+  "$SAMPLER" "$2" "$3"
   wait "$worker"
   grep -v -i warn "$WORK.out"
   rm -f "$WORK.out"

@@ -79,3 +79,36 @@ def test_closing_the_role_ends_its_spare(tmp_path):
     spare = role._spare.pid
     role.close()
     assert not _alive(spare)
+
+
+class _SlowAhead:
+    """What a spare readies, taking half a second (on CUDA, creating a context is the GPU work that must not fall in
+    another candidate's turn alone), and noting when it finished."""
+
+    def __init__(self, device):
+        time.sleep(0.5)
+        self.turns = self.autotune = self.tuning = self.guard = None
+        self.seconds = 0.5
+        with open(os.path.join(os.environ["READIED_IN"], str(os.getpid())), "w") as out:
+            out.write(repr(time.time()))
+
+
+def test_a_run_is_answered_only_once_the_next_spare_has_readied_itself(tmp_path, monkeypatch):
+    import tritongym_worker.candidate as candidate
+
+    readied = tmp_path / "readied"
+    readied.mkdir()
+    monkeypatch.setenv("READIED_IN", str(readied))
+    monkeypatch.setattr(candidate, "_Ahead", _SlowAhead)  # forked children inherit it
+    role = _role(tmp_path)
+    try:
+        reply = role.run(_request(tmp_path, REPORTS.replace("SENTINEL", "0")))
+        answered = time.time()
+        assert reply.get("verdict") is None, reply
+        spare = role._spare.pid  # forked at the end of the run, for the next request
+        mark = readied / str(spare)
+        assert mark.exists()  # it had readied itself before run() returned
+        assert float(mark.read_text()) <= answered
+        assert _alive(spare)
+    finally:
+        role.close()
