@@ -280,3 +280,38 @@ def test_without_alone_in_the_request_an_autotuner_takes_no_turn(tmp_path, monke
     assert reply.get("verdict") is None, reply
     assert host.sent == ["ready_to_time"]
     assert reply["autotune_benchmarks"]["keys_alone"] == 0  # its timings are still reported
+
+
+def test_the_host_hears_no_turn_before_the_next_child_has_readied_itself(tmp_path, monkeypatch):
+    # The next child is forked as this one starts and readies itself meanwhile (on CUDA: a context, whose creation
+    # keeps the GPU busy). The host may let go of this evaluation's share at any turn, so none is passed on before
+    # the next child has said it is ready: its readying falls under this evaluation's share.
+    import tritongym_worker.candidate as candidate
+
+    readied = tmp_path / "readied"
+    readied.mkdir()
+
+    class SlowAhead(candidate._Ahead):
+        def __init__(self, device):
+            time.sleep(0.6)
+            super().__init__(device)
+            (readied / str(os.getpid())).write_text(repr(time.time()))
+
+    class TimedHost(Host):
+        def __init__(self):
+            super().__init__()
+            self.at = []
+
+        def send(self, message):
+            self.at.append(time.time())
+            super().send(message)
+
+    monkeypatch.setattr(candidate, "_Ahead", SlowAhead)  # forked children inherit it
+    host = TimedHost()
+    [(reply, _)] = _run(tmp_path, monkeypatch, COMPILES, host)
+    assert reply.get("verdict") is None, reply
+    assert host.sent == ["gpu_idle", "gpu_wanted", "ready_to_time"]
+    marks = {int(path.name): float(path.read_text()) for path in readied.iterdir()}
+    assert len(marks) == 2  # the child that ran, and the next one, forked as it started
+    next_readied = max(marks.values())
+    assert host.at[0] >= next_readied, (host.at[0], next_readied)

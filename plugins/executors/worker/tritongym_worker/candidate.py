@@ -74,6 +74,9 @@ class CandidateRole:
         except OSError:  # the spare died after it was checked: its exit is read below, as a crash
             pass
         os.close(spare.request_fd)
+        # The next child readies itself while this one runs, under this evaluation's share of the GPU: the
+        # host hears nothing of this run's turns until it has (_Spare.wait_readied).
+        self._spare = self._fork_spare(wait=False)
         reply = self._wait(spare.pid, spare.report_fd, float(request.get("timeout_s", 60.0)),
                            spare.ready_fd if pause else -1, spare.go_fd if pause else -1)
         for fd in (spare.ready_fd, spare.go_fd):
@@ -87,7 +90,8 @@ class CandidateRole:
         reply["folder"] = folder
         if not request.get("keep_folder"):
             _remove_later(self.root, folder)
-        self._spare = self._fork_spare()  # readies itself while the host compares this one's outputs
+        if self._spare is not None:  # a run that ended before the next child was ready waits for it here
+            self._spare.wait_readied()
         return reply
 
     def _code_cache(self, code: str) -> str:
@@ -113,15 +117,16 @@ class CandidateRole:
             spare.close()
         return self._fork_spare()
 
-    def _fork_spare(self) -> "_Spare":
+    def _fork_spare(self, wait: bool = True) -> "_Spare":
         """Forks the next child before its request comes: on CUDA it creates its context, loads the native module
         and takes the integrity snapshot then, off the evaluation's time (CUPTI waits for the checks). It then
         waits for the request on a pipe; the fork server's end closing (the server gone) makes it exit.
 
-        Returns once the child has readied itself: creating a CUDA context keeps the GPU busy for milliseconds,
-        which must not fall in another candidate's turn alone on it. Forked at the end of a run, it readies while
-        the host still holds that evaluation's share of the GPU (the host's sampler saw 3 to 14 ms of such work in
-        other candidates' turns, H200, 2026-12-01, before the wait)."""
+        Creating a CUDA context keeps the GPU busy for milliseconds, which must not fall in another candidate's
+        turn alone on it: the child readies itself while the evaluation that forked it holds its share of the GPU,
+        and the fork server tells the host nothing (neither a turn nor the run's end) until the child has said so
+        (`wait`: at once; else _Spare.wait_readied). Before this, spares readied whenever they were forked, and
+        the host's sampler saw 2.9 to 13.7 ms of such work in other candidates' turns (H200, 2026-12-01)."""
         request_read, request_write = os.pipe()
         report_read, report_write = os.pipe()
         ready_read, ready_write = os.pipe()
@@ -131,10 +136,10 @@ class CandidateRole:
             _spare_main(self, request_read, report_write, ready_write, go_read)
         for fd in (request_read, report_write, ready_write, go_read):
             os.close(fd)
-        ready, _, _ = select.select([ready_read], [], [], SPARE_READY_SECONDS)
-        if ready:
-            os.read(ready_read, 1)  # b"R"; or nothing, when the child died (its end is read as a crash later)
-        return _Spare(pid, request_write, report_read, ready_read, go_write)
+        spare = _Spare(pid, request_write, report_read, ready_read, go_write)
+        if wait:
+            spare.wait_readied()
+        return spare
 
     def close(self) -> None:
         """Ends the spare child (the worker is exiting)."""
@@ -170,6 +175,10 @@ class CandidateRole:
                 if ready_fd >= 0 and ready_fd in ready:
                     said = os.read(ready_fd, 1)
                     listening = True
+                    if self._spare is not None:  # the host may let go of the share at this: the next child first
+                        waited = self._spare.wait_readied()  # not the child's time
+                        self._paused_s += waited
+                        deadline += waited
                     if being_timed:  # only b"d" (timed: its share of the GPU is enough from now on) comes now
                         if said == b"d":  # the child waits while the host closes its window on the device
                             paused = time.monotonic()
@@ -251,6 +260,21 @@ class _Spare:
 
     def __init__(self, pid: int, request_fd: int, report_fd: int, ready_fd: int, go_fd: int) -> None:
         self.pid, self.request_fd, self.report_fd, self.ready_fd, self.go_fd = pid, request_fd, report_fd, ready_fd, go_fd
+        self.readied = False
+
+    def wait_readied(self) -> float:
+        """Until the child has readied itself (its b"R"), died, or SPARE_READY_SECONDS passed; the seconds waited."""
+        if self.readied:
+            return 0.0
+        self.readied = True
+        started = time.monotonic()
+        try:
+            ready, _, _ = select.select([self.ready_fd], [], [], SPARE_READY_SECONDS)
+            if ready:
+                os.read(self.ready_fd, 1)  # b"R"; or nothing, when it died (read as a crash when it is used)
+        except OSError:
+            pass
+        return time.monotonic() - started
 
     def close(self) -> None:
         for fd in (self.request_fd, self.report_fd, self.ready_fd, self.go_fd):
