@@ -245,6 +245,24 @@ std::string KernelTracer::start() {
 
 void KernelTracer::set_call(int64_t call) { current_call.store(call, std::memory_order_relaxed); }
 
+namespace {
+
+// What completed since the last take, each attributed to the call that launched it. The launches it came from
+// are forgotten: the caller synchronised first, so nothing more of theirs will complete.
+std::vector<GpuActivity> take_completed() {
+  std::lock_guard lock(state_mutex);
+  std::vector<GpuActivity> out = std::move(completed);
+  completed.clear();
+  for (auto& activity : out) {
+    auto found = call_of_correlation.find(activity.correlation_id);
+    activity.call = found == call_of_correlation.end() ? -1 : found->second;
+  }
+  for (const auto& activity : out) call_of_correlation.erase(activity.correlation_id);
+  return out;
+}
+
+}  // namespace
+
 std::vector<GpuActivity> KernelTracer::stop() {
   if (!running_) return {};
   current_call.store(-1);
@@ -254,13 +272,8 @@ std::vector<GpuActivity> KernelTracer::stop() {
   api.unsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
   subscriber_ = nullptr;
   running_ = false;
+  std::vector<GpuActivity> out = take_completed();
   std::lock_guard lock(state_mutex);
-  std::vector<GpuActivity> out = std::move(completed);
-  completed.clear();
-  for (auto& activity : out) {
-    auto found = call_of_correlation.find(activity.correlation_id);
-    activity.call = found == call_of_correlation.end() ? -1 : found->second;
-  }
   call_of_correlation.clear();
   return out;
 }
@@ -268,15 +281,7 @@ std::vector<GpuActivity> KernelTracer::stop() {
 std::vector<GpuActivity> KernelTracer::drain() {
   if (!running_) return {};
   api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  std::lock_guard lock(state_mutex);
-  std::vector<GpuActivity> out = std::move(completed);
-  completed.clear();
-  for (auto& activity : out) {
-    auto found = call_of_correlation.find(activity.correlation_id);
-    activity.call = found == call_of_correlation.end() ? -1 : found->second;
-    if (found != call_of_correlation.end()) call_of_correlation.erase(found);
-  }
-  return out;
+  return take_completed();
 }
 
 int64_t KernelTracer::stream_id_of(void* context, uintptr_t stream_handle) {
