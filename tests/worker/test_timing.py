@@ -123,3 +123,24 @@ def test_determinism_allows_reordered_sums_within_tolerance_and_flags_the_rest()
 def test_the_tolerance_of_the_determinism_check_defaults_per_dtype():
     assert measure._tolerance({"dtype": "bfloat16"}) == (1e-2, 1e-2)
     assert measure._tolerance({"dtype": "float32", "atol": 0.5, "rtol": 0.25}) == (0.5, 0.25)
+
+
+def test_a_window_trace_keeps_every_piece_of_work_of_the_turn_as_an_item_of_its_shape():
+    # CUPTI's own calls stand in as lists of what "ran": the first take holds a warm-up kernel and a copy from the
+    # host, the second a scrub and a timed call, the stop a copy on the device and a memset.
+    ran = [[kernel("warm_up", 0, 10, call=timing.OUTSIDE_CALL),
+            {**kernel("memcpy HtoD", 12, 20, call=timing.OUTSIDE_CALL), "kind": "memcpy"}],
+           [kernel("scrub", 30, 60, call=timing.HARNESS_CALL), kernel("_add_kernel", 70, 120, call=0)]]
+    stopped = [{**kernel("memcpy DtoD", 130, 140, call=timing.OUTSIDE_CALL), "kind": "memcpy"},
+               {**kernel("memset", 150, 151, call=timing.OUTSIDE_CALL), "kind": "memset"}]
+    started = []
+    window = timing.WindowTrace(lambda: started.append(True), lambda: ran.pop(0), lambda: stopped)
+    window.start()
+    assert started == [True] and window.running
+    assert [a["name"] for a in window.take(0)] == ["warm_up", "memcpy HtoD"]  # returned whole, for the timing loop
+    window.take(1)
+    items = window.stop(1)
+    assert items == [[0, 10, 0, -1, 0], [12, 20, 0, -1, 2], [30, 60, 1, -2, 0], [70, 120, 1, 0, 0],
+                     [130, 140, 1, -1, 1], [150, 151, 1, -1, 3]]
+    assert window.stop(1) is items and not window.running  # stopped once
+    assert timing.WINDOW_KINDS[2] == "memcpy to or from the host"
