@@ -31,7 +31,6 @@ DeviceWindow sampled(const std::vector<Span>& busy, int64_t from_ns, int64_t to_
     for (const auto& span : busy)
       in_sample += static_cast<double>(std::max<int64_t>(0, std::min(span.end_ns, at + interval_ns) - std::max(span.start_ns, at)));
     ++window.samples;
-    window.busy_ns += in_sample;
     if (in_sample > 0) window.busy.push_back({at, at + interval_ns, in_sample, in_sample * 3.0});
     window.last_ns = at + interval_ns;
   }

@@ -83,11 +83,10 @@ int main(int argc, char** argv) {
          {"max_samples", max_samples}, {"image_bytes", sampler.image_bytes()}});
 
   std::string buffer;
-  bool open_window = false;
   double prepare_ms = 0;  // what emptying the image took after the previous window (0: it was not emptied)
   for (;;) {
     pollfd request{kRequestFd, POLLIN, 0};
-    int ready = ::poll(&request, 1, open_window ? 20 : -1);
+    int ready = ::poll(&request, 1, sampler.running() ? 20 : -1);
     if (ready == 0) {  // a window is open and nothing was asked: keep the hardware buffer drained
       if (std::string problem = sampler.decode(); !problem.empty()) std::fprintf(stderr, "%s\n", problem.c_str());
       continue;
@@ -110,12 +109,10 @@ int main(int argc, char** argv) {
           reply({{"ok", false}, {"error", problem}});
           continue;
         }
-        open_window = true;
         reply({{"ok", true}, {"started_ns", realtime_ns()}});
       } else if (op == "stop") {
         tritongym::gpu_sampler::Window window;
         std::string problem = sampler.stop(window);
-        open_window = false;
         if (!problem.empty()) {
           reply({{"ok", false}, {"error", problem}});
           continue;

@@ -259,6 +259,8 @@ std::string PmSampler::stop(Window& window) {
   return "";
 }
 
+bool PmSampler::running() const { return state_->running; }
+
 bool PmSampler::needs_preparing() const {
   return state_->capacity - std::min(state_->consumed, state_->capacity) < state_->window_samples;
 }

@@ -45,6 +45,7 @@ class PmSampler {
   std::string chip() const;
 
   std::string start();
+  bool running() const;  // a window is open
   // Decodes what the hardware has buffered so far into the image (call every few tens of milliseconds
   // while a window is open, so the hardware buffer never fills).
   std::string decode();

@@ -128,6 +128,7 @@ std::string DeviceSamplers::open_window(int64_t gpu, const std::string& visible_
                                   : boost::json::serialize(*reply));
   if (!reply) {  // the process is gone or stuck: this GPU is not sampled from now on
     sampler.process->kill_group();
+    sampler.process.reset();
     sampler.problem = "the sampler of GPU " + std::to_string(gpu) + " failed: " + why;
     return sampler.problem;
   }

@@ -106,7 +106,6 @@ DeviceWindow device_window(const boost::json::object& reply) {
   window.first_ns = static_cast<int64_t>(number(reply, "first_ns"));
   window.last_ns = static_cast<int64_t>(number(reply, "last_ns"));
   window.samples = static_cast<int64_t>(number(reply, "samples"));
-  window.busy_ns = number(reply, "busy_ns");
   window.dram_bytes = number(reply, "dram_bytes");
   window.malformed = static_cast<int64_t>(number(reply, "malformed"));
   if (const auto* flag = reply.if_contains("overflow"); flag && flag->is_bool()) window.overflow = flag->as_bool();

@@ -36,7 +36,7 @@ struct DeviceSample {
 struct DeviceWindow {
   int64_t first_ns = 0, last_ns = 0;  // the first sample's begin, the last one's end
   int64_t samples = 0;
-  double busy_ns = 0, dram_bytes = 0;
+  double dram_bytes = 0;
   std::vector<DeviceSample> busy;
   int64_t malformed = 0;
   bool overflow = false;    // the hardware buffer overflowed: samples were lost

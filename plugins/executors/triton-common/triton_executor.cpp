@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -104,8 +105,11 @@ DeviceSamplers& TritonExecutor::samplers() const {
     if (reference_)
       if (const auto* paths = reference_->hello().if_contains("cupti_paths"); paths && paths->is_array())
         for (const auto& path : paths->as_array())
-          if (path.is_string() && fs::exists(std::string(path.as_string())))
-            options.library_dirs.push_back(fs::path(std::string(path.as_string())).parent_path().string());
+          if (path.is_string() && fs::exists(std::string(path.as_string()))) {
+            std::string dir = fs::path(std::string(path.as_string())).parent_path().string();
+            if (std::find(options.library_dirs.begin(), options.library_dirs.end(), dir) == options.library_dirs.end())
+              options.library_dirs.push_back(std::move(dir));
+          }
   }
   samplers_ = std::make_unique<DeviceSamplers>(std::move(options));
   return *samplers_;
