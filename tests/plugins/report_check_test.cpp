@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -198,7 +200,7 @@ TEST(DeviceSamplersTest, ASamplerThatCannotRunOrExitsAtOnceLeavesTheGpuUnsampled
   DeviceSamplerOptions missing;
   missing.program = "/nonexistent/tritongym-gpu-sampler";
   DeviceSamplers none(missing);
-  EXPECT_EQ(none.open_window(0, "0"), "/nonexistent/tritongym-gpu-sampler cannot be run");
+  EXPECT_EQ(none.open_window(0, "0").problem, "/nonexistent/tritongym-gpu-sampler cannot be run");
   EXPECT_FALSE(none.close_window(0));
 
   DeviceSamplerOptions exits;
@@ -206,10 +208,83 @@ TEST(DeviceSamplersTest, ASamplerThatCannotRunOrExitsAtOnceLeavesTheGpuUnsampled
   exits.environment = minimal_environment({});
   exits.log_dir = ::testing::TempDir() + "/report-check-samplers";
   DeviceSamplers ended(exits);
-  const std::string problem = ended.open_window(3, "3");
+  const std::string problem = ended.open_window(3, "3").problem;
   EXPECT_NE(problem.find("GPU 3 cannot be sampled"), std::string::npos) << problem;
   EXPECT_NE(problem.find("exit code 1"), std::string::npos) << problem;
-  EXPECT_EQ(ended.open_window(3, "3"), problem);  // the answer for that GPU from now on
+  EXPECT_EQ(ended.open_window(3, "3").problem, problem);  // the answer for that GPU from now on
+}
+
+// tests/fixtures/samplers/fake_sampler.sh speaks the sampler's protocol; FAKE_SAMPLER_FAIL says how it fails.
+DeviceSamplerOptions fake_sampler(const std::string& name, const std::string& fail) {
+  DeviceSamplerOptions options;
+  options.program = TRITONGYM_FAKE_SAMPLER;
+  const std::string folder = ::testing::TempDir() + "/report-check-" + name;
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  options.environment = minimal_environment({});
+  options.environment["FAKE_SAMPLER_LOG"] = folder + "/launches";
+  options.environment["FAKE_SAMPLER_FAIL"] = fail;
+  options.log_dir = folder;
+  return options;
+}
+
+int launches(const DeviceSamplerOptions& options) {
+  std::ifstream in(options.environment.at("FAKE_SAMPLER_LOG"));
+  int count = 0;
+  for (std::string line; std::getline(in, line);) ++count;
+  return count;
+}
+
+TEST(DeviceSamplersTest, ASamplerThatCannotOpenAWindowIsStartedAgainAndTheWindowSaysWhy) {
+  auto options = fake_sampler("restart", "second-start");
+  DeviceSamplers samplers(options);
+  auto first = samplers.open_window(0, "0");
+  EXPECT_EQ(first.problem, "");
+  EXPECT_EQ(first.restarted_after, "");
+  ASSERT_TRUE(samplers.close_window(0));
+  // Its second window is refused (as by a sampler whose earlier window never closed): a new sampler opens it.
+  auto second = samplers.open_window(0, "0");
+  EXPECT_EQ(second.problem, "");
+  EXPECT_NE(second.restarted_after.find("could not open a window: a window is already open"), std::string::npos)
+      << second.restarted_after;
+  EXPECT_NE(second.restarted_after.find("fake sampler: a window is already open"), std::string::npos)
+      << "the sampler's own last words: " << second.restarted_after;
+  EXPECT_TRUE(samplers.close_window(0));
+  EXPECT_EQ(launches(options), 2);
+  EXPECT_EQ(samplers.open_window(0, "0").restarted_after, "");  // the new one goes on serving
+  EXPECT_TRUE(samplers.close_window(0));
+  EXPECT_EQ(launches(options), 2);
+}
+
+TEST(DeviceSamplersTest, AWindowWithoutSamplesIsTheSamplersFailureAndTheNextWindowHasANewOne) {
+  auto options = fake_sampler("empty", "empty-window");
+  DeviceSamplers samplers(options);
+  EXPECT_EQ(samplers.open_window(0, "0").problem, "");
+  auto closed = samplers.close_window(0);
+  ASSERT_FALSE(closed);
+  EXPECT_NE(closed.status().message().find("the sampler of GPU 0 failed: its window had no samples"), std::string::npos)
+      << closed.status().message();
+  auto next = samplers.open_window(0, "0");
+  EXPECT_EQ(next.problem, "");
+  EXPECT_NE(next.restarted_after.find("its window had no samples"), std::string::npos) << next.restarted_after;
+  auto reply = samplers.close_window(0);
+  ASSERT_TRUE(reply) << reply.status().message();
+  EXPECT_EQ(device_window(*reply).samples, 3);
+  EXPECT_EQ(launches(options), 2);
+}
+
+TEST(DeviceSamplersTest, ASamplerThatKeepsFailingIsStartedAgainABoundedNumberOfTimes) {
+  auto options = fake_sampler("bounded", "every-start");
+  options.max_restarts = 2;
+  DeviceSamplers samplers(options);
+  std::string last;
+  for (int turn = 0; turn < 5; ++turn) {
+    last = samplers.open_window(0, "0").problem;
+    EXPECT_NE(last.find("could not open a window"), std::string::npos) << "turn " << turn << ": " << last;
+    EXPECT_FALSE(samplers.close_window(0));  // nothing open to close
+  }
+  EXPECT_EQ(launches(options), 3);  // the first start and two more, no more
+  EXPECT_NE(last.find("started 3 times; not again"), std::string::npos) << last;
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ namespace {
 
 constexpr int kRequestFd = 3;
 constexpr int kReplyFd = 4;
+constexpr double kFirstSampleMs = 500.0;  // how long a new window waits for its first sample
 
 void reply(const boost::json::object& message) {
   std::string line = boost::json::serialize(message) + "\n";
@@ -109,7 +110,17 @@ int main(int argc, char** argv) {
           reply({{"ok", false}, {"error", problem}});
           continue;
         }
-        reply({{"ok", true}, {"started_ns", realtime_ns()}});
+        // A window is open only once samples flow: otherwise the executor starts a new sampler (device_sampler.cpp).
+        const auto began = std::chrono::steady_clock::now();
+        if (std::string problem = sampler.wait_first_sample(kFirstSampleMs); !problem.empty()) {
+          tritongym::gpu_sampler::Window discarded;
+          sampler.stop(discarded);
+          std::fprintf(stderr, "%s\n", problem.c_str());
+          reply({{"ok", false}, {"error", problem}});
+          continue;
+        }
+        reply({{"ok", true}, {"started_ns", realtime_ns()},
+               {"first_sample_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count()}});
       } else if (op == "stop") {
         tritongym::gpu_sampler::Window window;
         std::string problem = sampler.stop(window);

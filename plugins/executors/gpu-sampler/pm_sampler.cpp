@@ -6,7 +6,10 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <chrono>
+#include <sstream>
+#include <thread>
 
 namespace tritongym::gpu_sampler {
 namespace {
@@ -257,6 +260,28 @@ std::string PmSampler::stop(Window& window) {
   }
   window.read_ms = since(clock);
   return "";
+}
+
+std::string PmSampler::wait_first_sample(double timeout_ms) {
+  State& s = *state_;
+  if (!s.running) return "no window is open";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(static_cast<int64_t>(timeout_ms * 1000));
+  for (;;) {
+    if (std::string problem = decode(); !problem.empty()) return problem;
+    if (s.image_full) return "";  // the window's samples end there; stop() says so
+    auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = s.image.get();
+    info.counterDataImageSize = s.image_size;
+    if (CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
+      return failed("the counter-data image's sample count", r);
+    if (info.numCompletedSamples > s.consumed) return "";
+    if (std::chrono::steady_clock::now() >= until) {
+      std::ostringstream out;
+      out << "no sample came within " << timeout_ms << " ms of the window's start";
+      return out.str();
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(std::max<uint64_t>(s.interval_ns / 2000, 50)));
+  }
 }
 
 bool PmSampler::running() const { return state_->running; }

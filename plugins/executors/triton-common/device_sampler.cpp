@@ -114,25 +114,48 @@ void DeviceSamplers::launch(Sampler& sampler, int64_t gpu, const std::string& vi
   return;
 }
 
-std::string DeviceSamplers::open_window(int64_t gpu, const std::string& visible_id) {
+void DeviceSamplers::let_go(Sampler& sampler, int64_t gpu, const std::string& why) {
+  sampler.process->kill_group();
+  sampler.process.reset();
+  const std::string tail = stderr_tail(sampler);
+  sampler.failure = "the sampler of GPU " + std::to_string(gpu) + " failed: " + why +
+                    (tail.empty() ? "" : "; its last output: " + tail);
+}
+
+DeviceSamplers::Opening DeviceSamplers::open_window(int64_t gpu, const std::string& visible_id) {
   Sampler& sampler = slot(gpu);
   std::lock_guard lock(sampler.mutex);
   if (!sampler.started) launch(sampler, gpu, visible_id);
-  if (!sampler.problem.empty()) return sampler.problem;
-  Status sent = sampler.process->send_line(R"({"op": "start"})");
-  auto reply = sent.is_ok() ? parse(sampler.process->receive_line(kReplySeconds)) : Result<boost::json::object>(sent);
-  if (reply && reply->contains("ok") && reply->at("ok").is_bool() && reply->at("ok").as_bool()) return "";
-  std::string why = !reply ? reply.status().message()
-                           : (reply->contains("error") && reply->at("error").is_string()
-                                  ? std::string(reply->at("error").as_string())
-                                  : boost::json::serialize(*reply));
-  if (!reply) {  // the process is gone or stuck: this GPU is not sampled from now on
-    sampler.process->kill_group();
-    sampler.process.reset();
-    sampler.problem = "the sampler of GPU " + std::to_string(gpu) + " failed: " + why;
-    return sampler.problem;
+  Opening opening;
+  for (;;) {
+    if (!sampler.problem.empty()) {
+      opening.problem = sampler.problem;
+      return opening;
+    }
+    if (!sampler.process) {  // let go after a failure: started again, a bounded number of times
+      if (sampler.restarts >= options_.max_restarts) {
+        sampler.problem = sampler.failure + " (started " + std::to_string(sampler.restarts + 1) +
+                          " times; not again)";
+        continue;
+      }
+      ++sampler.restarts;
+      opening.restarted_after = sampler.failure;
+      launch(sampler, gpu, visible_id);
+      continue;
+    }
+    Status sent = sampler.process->send_line(R"({"op": "start"})");
+    auto reply = sent.is_ok() ? parse(sampler.process->receive_line(kReplySeconds)) : Result<boost::json::object>(sent);
+    if (reply && reply->contains("ok") && reply->at("ok").is_bool() && reply->at("ok").as_bool()) return opening;
+    let_go(sampler, gpu, !reply ? reply.status().message()
+                                : "it could not open a window: " +
+                                      (reply->contains("error") && reply->at("error").is_string()
+                                           ? std::string(reply->at("error").as_string())
+                                           : boost::json::serialize(*reply).substr(0, 300)));
+    if (!opening.restarted_after.empty()) {  // the sampler just started again failed at once: not this turn
+      opening.problem = sampler.failure;
+      return opening;
+    }
   }
-  return "the sampler of GPU " + std::to_string(gpu) + " could not open a window: " + why;
 }
 
 Result<boost::json::object> DeviceSamplers::close_window(int64_t gpu) {
@@ -142,16 +165,15 @@ Result<boost::json::object> DeviceSamplers::close_window(int64_t gpu) {
     return Status(StatusCode::failed_precondition, "no sampler runs for GPU " + std::to_string(gpu));
   Status sent = sampler->process->send_line(R"({"op": "stop"})");
   auto reply = sent.is_ok() ? parse(sampler->process->receive_line(kReplySeconds)) : Result<boost::json::object>(sent);
-  if (!reply) {
-    sampler->process->kill_group();
-    sampler->problem = "the sampler of GPU " + std::to_string(gpu) + " failed: " + reply.status().message();
-    sampler->process.reset();
-    return Status(StatusCode::unavailable, sampler->problem);
-  }
-  if (!reply->contains("ok") || !reply->at("ok").is_bool() || !reply->at("ok").as_bool())
-    return Status(StatusCode::internal, "the sampler of GPU " + std::to_string(gpu) + " could not close its window: " +
-                                            boost::json::serialize(*reply).substr(0, 300));
-  return reply;
+  const bool ok = reply && reply->contains("ok") && reply->at("ok").is_bool() && reply->at("ok").as_bool();
+  const auto* samples = ok ? reply->if_contains("samples") : nullptr;
+  if (ok && samples && samples->is_number() && samples->to_number<double>() > 0) return reply;
+  // Gone, stuck, its window in a state it could not close, or a window without samples (a window opens only
+  // once samples flow): let go, and started again at the next window.
+  let_go(*sampler, gpu, !reply ? reply.status().message()
+                        : ok   ? "its window had no samples"
+                               : "it could not close its window: " + boost::json::serialize(*reply).substr(0, 300));
+  return Status(StatusCode::unavailable, sampler->failure);
 }
 
 }  // namespace tritongym::triton_executor

@@ -23,6 +23,7 @@ struct DeviceSamplerOptions {
   std::vector<std::string> library_dirs;           // put first on LD_LIBRARY_PATH: where libcupti and libnvperf_* are
   int64_t interval_ns = 100000;
   int64_t max_samples = 300000;  // the longest window; the image holds one and a half of them
+  int64_t max_restarts = 3;      // per GPU, after a sampler failed (each start costs seconds in a turn alone)
   std::string log_dir;                              // its stderr goes to sampler-<gpu>.stderr here
 };
 
@@ -36,8 +37,14 @@ class DeviceSamplers {
   // runs; else why the device cannot be sampled (the sampler missing, no permission for the counters, ...),
   // which stays the answer for that GPU.
   std::string start(int64_t gpu, const std::string& visible_id);
-  // Opens a window on `gpu` (starting its sampler first if need be). "" once the window is open, else why not.
-  std::string open_window(int64_t gpu, const std::string& visible_id);
+  // Opens a window on `gpu` (starting its sampler first if need be). A sampler that failed (it died, did not
+  // answer, or could not open or close a window) is let go, and started again here, up to `max_restarts` times
+  // per GPU; the window then says why in `restarted_after`.
+  struct Opening {
+    std::string problem;          // "" once the window is open, else why not
+    std::string restarted_after;  // the failure the sampler was started again after ("" when it was not)
+  };
+  Opening open_window(int64_t gpu, const std::string& visible_id);
   // Closes the window open on `gpu`: the sampler's reply (tritongym-gpu-sampler's "stop"), or why not.
   Result<boost::json::object> close_window(int64_t gpu);
 
@@ -50,11 +57,14 @@ class DeviceSamplers {
     bool started = false;
     std::optional<process::ChildProcess> process;
     std::string problem;  // why this GPU cannot be sampled; "" when it can
+    std::string failure;  // why the last sampler was let go (it is started again at the next window)
+    int64_t restarts = 0;
     std::string stderr_path;
   };
   Sampler& slot(int64_t gpu);
   void launch(Sampler& sampler, int64_t gpu, const std::string& visible_id);  // sampler.mutex held
   std::string stderr_tail(const Sampler& sampler) const;
+  void let_go(Sampler& sampler, int64_t gpu, const std::string& why);  // sampler.mutex held
 
   DeviceSamplerOptions options_;
   std::mutex mutex_;  // guards the map; each sampler has its own

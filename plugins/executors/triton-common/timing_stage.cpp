@@ -153,6 +153,7 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
     } else {
       checked["reason"] = device.problem;
     }
+    if (!device.restarted_after.empty()) checked["sampler_restarted_after"] = device.restarted_after;
   }
   // Every timed call's output on every input set, checked by the trusted worker.
   size_t next = 0;

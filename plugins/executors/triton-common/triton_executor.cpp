@@ -744,10 +744,11 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       bool sampling = false;
       if (config_.report_check) {
         auto opening = std::chrono::steady_clock::now();
-        std::string problem = samplers().open_window(gpu, visible_id(gpu));
+        auto opened = samplers().open_window(gpu, visible_id(gpu));
         phases["timing_sampler_open"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - opening).count();
-        sampling = problem.empty();
-        device.problem = sampling ? "the candidate's turn alone did not end the way the harness ends it" : problem;
+        sampling = opened.problem.empty();
+        device.problem = sampling ? "the candidate's turn alone did not end the way the harness ends it" : opened.problem;
+        device.restarted_after = std::move(opened.restarted_after);
       }
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
       if (sampling) {

@@ -115,6 +115,7 @@ class TritonExecutor final : public Executor {
   struct DeviceSampling {
     std::optional<boost::json::object> sampled;  // tritongym-gpu-sampler's reply to "stop"
     std::string problem = "the report check is off (report_check: false)";
+    std::string restarted_after;  // the sampler was started again in this turn, after this failure
   };
   // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
   // kernels, flags), with the report held against itself and against `device` (report_check.hpp). `recheck`
