@@ -14,7 +14,8 @@
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's automatic count)
-#   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top (one)
+#   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top; several
+#                          are separated by '|': '{"workers": 6}|{"workers": 8}' 
 #   DEVICE_THROUGHPUT_PLANE=gpu|files  the warm pool's data plane (default: the executor's, gpu)
 #   DEVICE_THROUGHPUT_COLD_ALSO=candidate|pass  the cold path a second time, with that Triton cache
 #   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
@@ -197,8 +198,13 @@ run() {
   fi
   if [[ ${DEVICE_THROUGHPUT:-0} == 1 ]]; then
     echo "== evaluation throughput (bench/eval_throughput.py)"
+    local variants=() variant given=()
+    if [[ -n ${DEVICE_THROUGHPUT_VARIANT:-} ]]; then
+      IFS='|' read -r -a given <<< "$DEVICE_THROUGHPUT_VARIANT"
+      for variant in "${given[@]}"; do variants+=(--variant "$variant"); done
+    fi
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
-      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} ${DEVICE_THROUGHPUT_VARIANT:+--variant "$DEVICE_THROUGHPUT_VARIANT"} ${DEVICE_THROUGHPUT_COLD_ALSO:+--cold-also "$DEVICE_THROUGHPUT_COLD_ALSO"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
+      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} "${variants[@]}" ${DEVICE_THROUGHPUT_COLD_ALSO:+--cold-also "$DEVICE_THROUGHPUT_COLD_ALSO"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
       > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
   elif [[ ${DEVICE_THROUGHPUT:-0} == warm || ${DEVICE_THROUGHPUT:-0} == cold ]]; then

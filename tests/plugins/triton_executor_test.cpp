@@ -3,6 +3,7 @@
 // CUDA (label gpu; skipped visibly without a GPU). TRITONGYM_EXECUTOR_UNDER_TEST names the executor.
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -585,6 +586,62 @@ TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
     ++checked;
   }
   EXPECT_GE(checked, 15);
+}
+
+// The processes of tritongym-gpu-sampler this test process started (through its executor).
+std::vector<pid_t> own_samplers() {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    const auto open = line.find('(');
+    if (close == std::string::npos || open == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == ::getpid() && line.substr(open + 1, close - open - 1).rfind("tritongym-gpu-s", 0) == 0)
+      found.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return found;
+}
+
+TEST_F(TritonExecutorTest, ASamplerKilledBetweenTurnsIsStartedAgainAndTheNextForgerIsStillCaught) {
+  if (!kCuda) GTEST_SKIP() << "the report check samples a GPU (triton-cuda)";
+  auto honest = executor_->evaluate(
+      vector_add_request("tests/fixtures/candidates/vector-add/correct.py", EvaluationStage::benchmark, 1, 300));
+  ASSERT_TRUE(honest) << honest.status().to_string();
+  EXPECT_VERDICT(*honest, Verdict::passed);
+  const std::string first = record_value(*honest, "report_check");
+  if (first.find("\"checked\":true") == std::string::npos)
+    GTEST_SKIP() << "this GPU is not sampled here: " << first;
+  const auto samplers = own_samplers();
+  ASSERT_EQ(samplers.size(), 1u) << "one sampler for the one GPU";
+  ASSERT_EQ(::kill(samplers.front(), SIGKILL), 0);
+
+  auto forger = executor_->evaluate(
+      vector_add_request("tests/fixtures/adversarial/forged_report.py", EvaluationStage::benchmark, 1, 300));
+  ASSERT_TRUE(forger) << forger.status().to_string();
+  const std::string check = record_value(*forger, "report_check");
+  EXPECT_VERDICT(*forger, Verdict::flagged);
+  EXPECT_NE(check.find("\"checked\":true"), std::string::npos) << check;
+  EXPECT_NE(check.find("\"sampler_restarted_after\":\"the sampler of GPU 0 failed"), std::string::npos) << check;
+  bool caught = false;
+  for (const auto& flag : forger->flags) caught = caught || flag.find("the report is not what ran on the GPU") != std::string::npos;
+  EXPECT_TRUE(caught) << forger->message << "\n" << check;
+
+  auto after = executor_->evaluate(
+      vector_add_request("tests/fixtures/candidates/vector-add/correct.py", EvaluationStage::benchmark, 1, 300));
+  ASSERT_TRUE(after) << after.status().to_string();
+  EXPECT_VERDICT(*after, Verdict::passed);
+  const std::string next = record_value(*after, "report_check");
+  EXPECT_NE(next.find("\"checked\":true"), std::string::npos) << next;
+  EXPECT_EQ(next.find("sampler_restarted_after"), std::string::npos) << "the new sampler goes on serving: " << next;
+  EXPECT_EQ(own_samplers().size(), 1u);
 }
 
 TEST_F(TritonExecutorTest, ToolsReportThroughAnEpisode) {
