@@ -200,7 +200,9 @@ TEST(DeviceSamplersTest, ASamplerThatCannotRunOrExitsAtOnceLeavesTheGpuUnsampled
   DeviceSamplerOptions missing;
   missing.program = "/nonexistent/tritongym-gpu-sampler";
   DeviceSamplers none(missing);
-  EXPECT_EQ(none.open_window(0, "0").problem, "/nonexistent/tritongym-gpu-sampler cannot be run");
+  auto missing_one = none.open_window(0, "0");
+  EXPECT_EQ(missing_one.problem, "/nonexistent/tritongym-gpu-sampler cannot be run");
+  EXPECT_FALSE(missing_one.failed) << "a GPU that cannot be sampled is not a sampler's failure";
   EXPECT_FALSE(none.close_window(0));
 
   DeviceSamplerOptions exits;
@@ -211,7 +213,9 @@ TEST(DeviceSamplersTest, ASamplerThatCannotRunOrExitsAtOnceLeavesTheGpuUnsampled
   const std::string problem = ended.open_window(3, "3").problem;
   EXPECT_NE(problem.find("GPU 3 cannot be sampled"), std::string::npos) << problem;
   EXPECT_NE(problem.find("exit code 1"), std::string::npos) << problem;
-  EXPECT_EQ(ended.open_window(3, "3").problem, problem);  // the answer for that GPU from now on
+  auto again = ended.open_window(3, "3");
+  EXPECT_EQ(again.problem, problem);  // the answer for that GPU from now on
+  EXPECT_FALSE(again.failed);
 }
 
 // tests/fixtures/samplers/fake_sampler.sh speaks the sampler's protocol; FAKE_SAMPLER_FAIL says how it fails.
@@ -245,6 +249,7 @@ TEST(DeviceSamplersTest, ASamplerThatCannotOpenAWindowIsStartedAgainAndTheWindow
   // Its second window is refused (as by a sampler whose earlier window never closed): a new sampler opens it.
   auto second = samplers.open_window(0, "0");
   EXPECT_EQ(second.problem, "");
+  EXPECT_FALSE(second.failed);
   EXPECT_NE(second.restarted_after.find("could not open a window: a window is already open"), std::string::npos)
       << second.restarted_after;
   EXPECT_NE(second.restarted_after.find("fake sampler: a window is already open"), std::string::npos)
@@ -279,8 +284,10 @@ TEST(DeviceSamplersTest, ASamplerThatKeepsFailingIsStartedAgainABoundedNumberOfT
   DeviceSamplers samplers(options);
   std::string last;
   for (int turn = 0; turn < 5; ++turn) {
-    last = samplers.open_window(0, "0").problem;
+    auto opening = samplers.open_window(0, "0");
+    last = opening.problem;
     EXPECT_NE(last.find("could not open a window"), std::string::npos) << "turn " << turn << ": " << last;
+    EXPECT_TRUE(opening.failed) << "the sampler had run: each turn it fails in is flagged; turn " << turn;
     EXPECT_FALSE(samplers.close_window(0));  // nothing open to close
   }
   EXPECT_EQ(launches(options), 3);  // the first start and two more, no more

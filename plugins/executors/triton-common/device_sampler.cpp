@@ -110,8 +110,9 @@ void DeviceSamplers::launch(Sampler& sampler, int64_t gpu, const std::string& vi
                       (hello || ended.empty() ? "" : " (the sampler: " + ended + ")") +
                       (tail.empty() || hello ? "" : "; its last output: " + tail);
     sampler.process.reset();
+    return;
   }
-  return;
+  sampler.has_run = true;
 }
 
 void DeviceSamplers::let_go(Sampler& sampler, int64_t gpu, const std::string& why) {
@@ -130,6 +131,7 @@ DeviceSamplers::Opening DeviceSamplers::open_window(int64_t gpu, const std::stri
   for (;;) {
     if (!sampler.problem.empty()) {
       opening.problem = sampler.problem;
+      opening.failed = sampler.has_run;
       return opening;
     }
     if (!sampler.process) {  // let go after a failure: started again, a bounded number of times
@@ -153,6 +155,7 @@ DeviceSamplers::Opening DeviceSamplers::open_window(int64_t gpu, const std::stri
                                            : boost::json::serialize(*reply).substr(0, 300)));
     if (!opening.restarted_after.empty()) {  // the sampler just started again failed at once: not this turn
       opening.problem = sampler.failure;
+      opening.failed = true;
       return opening;
     }
   }

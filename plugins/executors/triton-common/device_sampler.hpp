@@ -43,9 +43,14 @@ class DeviceSamplers {
   struct Opening {
     std::string problem;          // "" once the window is open, else why not
     std::string restarted_after;  // the failure the sampler was started again after ("" when it was not)
+    // The window could not be opened although this GPU's sampler has run: a failure, not a GPU that cannot be
+    // sampled. The candidate's processes could have caused it (a thread of its own can kill the sampler), so the
+    // executor flags the turn rather than leave its report unchecked.
+    bool failed = false;
   };
   Opening open_window(int64_t gpu, const std::string& visible_id);
-  // Closes the window open on `gpu`: the sampler's reply (tritongym-gpu-sampler's "stop"), or why not.
+  // Closes the window open on `gpu`: the sampler's reply (tritongym-gpu-sampler's "stop"), or why not (always a
+  // failure of a sampler that was running).
   Result<boost::json::object> close_window(int64_t gpu);
 
   // Where the sampler program is: `configured` when set, else tritongym-gpu-sampler beside the running program.
@@ -59,6 +64,7 @@ class DeviceSamplers {
     std::string problem;  // why this GPU cannot be sampled; "" when it can
     std::string failure;  // why the last sampler was let go (it is started again at the next window)
     int64_t restarts = 0;
+    bool has_run = false;  // a sampler of this GPU said hello once: every later problem is a failure
     std::string stderr_path;
   };
   Sampler& slot(int64_t gpu);

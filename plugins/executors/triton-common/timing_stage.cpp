@@ -152,6 +152,10 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
       checked["sampler"] = std::move(cost);
     } else {
       checked["reason"] = device.problem;
+      // Fail closed: a candidate's own thread can kill or stop the sampler, and a check skipped flags nothing.
+      if (device.lost)
+        flags.push_back("report: its timing report could not be checked against the GPU's counters (" +
+                        device.problem + "); a check lost to the GPU's sampler counts against the turn it was lost in");
     }
     if (!device.restarted_after.empty()) checked["sampler_restarted_after"] = device.restarted_after;
   }

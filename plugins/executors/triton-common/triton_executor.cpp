@@ -749,14 +749,19 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         sampling = opened.problem.empty();
         device.problem = sampling ? "the candidate's turn alone did not end the way the harness ends it" : opened.problem;
         device.restarted_after = std::move(opened.restarted_after);
+        device.lost = opened.failed;
       }
       reply = worker->request({{"op", "time"}}, request.timeout_s + kHostGraceSeconds);
       if (sampling) {
         auto closing = std::chrono::steady_clock::now();
         auto closed = samplers().close_window(gpu);
         phases["timing_sampler_close"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - closing).count();
-        if (!closed) device.problem = closed.status().message();
-        else if (reply && text_of(*reply, "event") == "timed") device.sampled = std::move(closed.value());
+        if (!closed) {
+          device.problem = closed.status().message();
+          device.lost = true;
+        } else if (reply && text_of(*reply, "event") == "timed") {
+          device.sampled = std::move(closed.value());
+        }
       }
       if (reply && text_of(*reply, "event") == "timed") {
         alone_to_share();  // the baselines may take it alone again below

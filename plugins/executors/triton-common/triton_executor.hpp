@@ -116,6 +116,7 @@ class TritonExecutor final : public Executor {
     std::optional<boost::json::object> sampled;  // tritongym-gpu-sampler's reply to "stop"
     std::string problem = "the report check is off (report_check: false)";
     std::string restarted_after;  // the sampler was started again in this turn, after this failure
+    bool lost = false;  // the sampler, which had run, failed in this turn: the turn is flagged (device_sampler.hpp)
   };
   // Folds the child's timing report, the re-check and the baselines into `result` (timing per shape,
   // kernels, flags), with the report held against itself and against `device` (report_check.hpp). `recheck`
