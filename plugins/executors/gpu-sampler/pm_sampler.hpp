@@ -45,9 +45,9 @@ class PmSampler {
   std::string chip() const;
 
   std::string start();
-  // After start(): waits until the window has its first sample decoded, for up to `timeout_ms`. A session can
-  // go on without error and yet deliver nothing (seen on the H200 after other processes' faults); the caller
-  // learns it here, before the window matters, instead of from an empty window.
+  // After start(): waits until the window has its first sample decoded, for up to `timeout_ms`. A window can
+  // close without error and without a sample (on the H200, in the gpu tests' binary, 2026-12-01); the caller
+  // learns it here, before the candidate is let go, instead of from an empty window.
   std::string wait_first_sample(double timeout_ms);
   bool running() const;  // a window is open
   // Decodes what the hardware has buffered so far into the image (call every few tens of milliseconds
