@@ -11,6 +11,8 @@
 #   DEVICE_GTEST_FILTER=... the gpu tests to run (gtest filter). The whole gpu_tests binary does not fit in one
 #                          10-minute call: EveryShippedOraclePasses alone ran past 9 minutes on 2026-12-01.
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
+#   DEVICE_TASKS_ARGS="--split standard"  part of the oracle sweep (task ids or a split): the whole of it, like
+#                          EveryShippedOraclePasses, takes more than one call
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's automatic count)
@@ -166,7 +168,8 @@ run() {
   fi
   if [[ ${DEVICE_TASKS:-1} == 1 ]]; then
   echo "== tritongym tasks check on the GPU (every oracle, every visible and held-out shape)"
-  "$tg" --log-level warn tasks check --executor tritongym.executor.triton-cuda > "$out/tasks-check.txt" 2>&1 \
+  # shellcheck disable=SC2086  # DEVICE_TASKS_ARGS: words for `tasks check` (ids, --split SPLIT)
+  "$tg" --log-level warn tasks check ${DEVICE_TASKS_ARGS:-} --executor tritongym.executor.triton-cuda > "$out/tasks-check.txt" 2>&1 \
     && tasks_status=ok || { tasks_status=FAILED; failed=1; }
   grep -vE "^\S+\s+ok\s" "$out/tasks-check.txt" | tail -15
   summary+=("$(printf '%-26s %-7s %s' "tasks check (cuda)" "$tasks_status" "$(tail -1 "$out/tasks-check.txt")")")
