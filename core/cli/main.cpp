@@ -8,6 +8,7 @@
 
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -50,7 +51,7 @@ const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
       {"export", {"export RUN_DIR EPISODE_KEY --to DIR: a solved kernel as a module with its test and benchmark",
                   cli::command_export}},
       {"plugins", {"plugins list|doctor [--json]: the plugins found, and whether they load", cli::command_plugins}},
-      {"tasks", {"tasks list [--json] [--split S]: the tasks of the suites", cli::command_tasks}},
+      {"tasks", {"tasks list|show|check [ID...] [--split S]: the tasks of the suites, one in full, or their oracles run", cli::command_tasks}},
       {"doctor", {"doctor [--json]: what this machine has (GPU, driver, CUDA, Python, torch, triton, CUPTI)",
                   cli::command_doctor}},
   };
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
 
   po::variables_map options;
   std::vector<std::string> rest;
+  std::set<std::string> global_keys;  // the global options given before the command (`eval --help` is eval's)
   try {
     po::parsed_options parsed =
         po::command_line_parser(argc, argv).options(all).positional(positional).allow_unregistered().run();
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
                     << "' (command options go after the command)\n";
           return cli::kExitUsage;
         }
+        global_keys.insert(option.string_key);
         continue;
       }
       for (const auto& token : option.original_tokens) rest.push_back(token);
@@ -113,14 +116,14 @@ int main(int argc, char** argv) {
     return cli::kExitUsage;
   }
 
-  if (options.count("version")) {
+  if (global_keys.count("version")) {
     std::cout << "tritongym " << TRITONGYM_SDK_VERSION << " (plugin ABI " << TRITONGYM_PLUGIN_ABI_VERSION
               << ", " << TRITONGYM_BUILD_FINGERPRINT << ")\n";
     return cli::kExitOk;
   }
-  if (options.count("help") || !options.count("command")) {
+  if (global_keys.count("help") || !options.count("command")) {
     print_usage(globals);
-    return options.count("help") ? cli::kExitOk : cli::kExitUsage;
+    return global_keys.count("help") ? cli::kExitOk : cli::kExitUsage;
   }
 
   cli::CliContext context;

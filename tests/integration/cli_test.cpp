@@ -26,6 +26,17 @@ TEST(Cli, HelpListsEveryCommand) {
     EXPECT_NE(result.stdout_text.find(std::string("  ") + command), std::string::npos) << command;
 }
 
+TEST(Cli, HelpAfterACommandDescribesThatCommand) {
+  auto eval = run_cli({"eval", "--help"});
+  EXPECT_EQ(eval.exit_code, 0) << eval.stderr_text;
+  EXPECT_NE(eval.stdout_text.find("usage: tritongym eval"), std::string::npos) << eval.stdout_text;
+  EXPECT_EQ(eval.stdout_text.find("commands:"), std::string::npos) << "not the global help: " << eval.stdout_text;
+  auto tasks = run_cli({"tasks", "check", "-h"});
+  EXPECT_EQ(tasks.exit_code, 0) << tasks.stderr_text;
+  EXPECT_NE(tasks.stdout_text.find("usage: tritongym tasks"), std::string::npos) << tasks.stdout_text;
+  EXPECT_NE(tasks.stdout_text.find("--split"), std::string::npos) << tasks.stdout_text;
+}
+
 TEST(Cli, VersionPrintsTheFingerprint) {
   auto result = run_cli({"--version"});
   EXPECT_EQ(result.exit_code, 0);
