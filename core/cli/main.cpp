@@ -109,6 +109,11 @@ int main(int argc, char** argv) {
         global_keys.insert(option.string_key);
         continue;
       }
+      if (!option.unregistered && (option.string_key == "log-level" || option.string_key == "plugin-path")) {
+        std::cerr << "error: '" << option.original_tokens.front() << "' is a global option: put it before the "
+                  << "command (tritongym " << option.original_tokens.front() << " ... COMMAND ...)\n";
+        return cli::kExitUsage;
+      }
       for (const auto& token : option.original_tokens) rest.push_back(token);
     }
   } catch (const po::error& error) {

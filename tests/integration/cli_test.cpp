@@ -37,6 +37,13 @@ TEST(Cli, HelpAfterACommandDescribesThatCommand) {
   EXPECT_NE(tasks.stdout_text.find("--split"), std::string::npos) << tasks.stdout_text;
 }
 
+TEST(Cli, AGlobalOptionAfterTheCommandSaysWhereItGoes) {
+  auto result = run_cli({"eval", "--log-level", "warn", "--task", "standard/softmax"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.stderr_text.find("'--log-level' is a global option: put it before the command"), std::string::npos)
+      << result.stderr_text;
+}
+
 TEST(Cli, VersionPrintsTheFingerprint) {
   auto result = run_cli({"--version"});
   EXPECT_EQ(result.exit_code, 0);
