@@ -13,6 +13,7 @@ The summary says, over the pass's judging window:
   - the GPU alone: the union of the timed calls (`timing`) and of baselines timed with the GPU alone;
   - the reference worker: the union of `prepare`, `compare` and `baselines` (cached lookups included),
     which one process serves one request at a time;
+  - the two together, which cannot overlap on the GPU, and the gaps where neither ran;
   - per candidate, how long its child was held while others were timed (`turns.suspended_s`).
 """
 from __future__ import annotations
@@ -76,14 +77,30 @@ def lanes(results: list[dict]) -> list[int]:
     return lane_of
 
 
+def gaps(spans: list[tuple[float, float]], end: float, least: float = 0.15) -> list[tuple[float, float]]:
+    """The stretches of [0, end] that no span covers, of `least` seconds or more: (start, length)."""
+    out, at = [], 0.0
+    for start, stop in sorted(spans) + [(end, end)]:
+        if start - at >= least:
+            out.append((at, start - at))
+        at = max(at, stop)
+    return out
+
+
 def summary(results: list[dict]) -> list[str]:
     timed = [r for r in results if r.get("started_s") is not None]
     if not timed:
         return ["no result carries started_s: a batch from before 2026-11-30 22:58 UTC, or no warm-pool pass"]
     spans = {r["code"] + " " + r["task"]: intervals(r) for r in timed}
     end = max(float(r["started_s"]) + float(r.get("host_seconds", 0.0)) for r in timed)
-    alone = union([(a, b) for phases in spans.values() for name, a, b in phases if name == "timing"])
-    reference = union([(a, b) for phases in spans.values() for name, a, b in phases if name in REFERENCE_WORKER])
+    alone_spans = [(a, b) for phases in spans.values() for name, a, b in phases if name == "timing"]
+    reference_spans = [(a, b) for phases in spans.values() for name, a, b in phases if name in REFERENCE_WORKER]
+    alone, reference = union(alone_spans), union(reference_spans)
+    # What cannot overlap on the GPU: the timed calls (the GPU alone) and the reference worker's requests (a share
+    # a timing waits for); the stretches where neither ran are what the pass could still fill.
+    serial = union(alone_spans + reference_spans)
+    idle = gaps(alone_spans + reference_spans, end)
+    first_timing = min((a for a, _ in alone_spans), default=None)
     busy = sum(float(r.get("host_seconds", 0.0)) for r in timed)
     # The autotuners' turns alone (autotune_bench.py): their total, not placed in time (the record has no start).
     tuning = sum(float((r.get("turns") or {}).get("tuning_alone_s", 0.0)) for r in timed)
@@ -94,6 +111,11 @@ def summary(results: list[dict]) -> list[str]:
              f"the GPU alone for timed calls: {alone:.1f} s of the window ({100.0 * alone / end:.0f}%)"
              + (f"; for autotuners' benchmarks: {tuning:.1f} s in {tunings} keys" if tunings else ""),
              f"the reference worker (prepare, compare, baselines): {reference:.1f} s ({100.0 * reference / end:.0f}%)",
+             f"the two together: {serial:.1f} s ({100.0 * serial / end:.0f}%); neither: "
+             f"{sum(length for _, length in idle):.1f} s in {len(idle)} gaps of 0.15 s or more"
+             + (f", the longest {max(length for _, length in idle):.2f} s from "
+                f"{max(idle, key=lambda gap: gap[1])[0]:.2f} s" if idle else "")
+             + (f"; the first timing began at {first_timing:.2f} s" if first_timing is not None else ""),
              "", "| candidate | start | end | suspended s | suspensions | compiles off the GPU | longest phase |",
              "|---|---:|---:|---:|---:|---:|---|"]
     for r in sorted(timed, key=lambda r: float(r["started_s"]) + float(r.get("host_seconds", 0.0))):

@@ -47,6 +47,9 @@ def test_summary_measures_the_gpu_alone_and_the_reference_worker(tmp_path):
     assert lines[1] == "the GPU alone for timed calls: 2.0 s of the window (33%)"
     # a 0.5-1.0 inside b's 0-1; then 3.5-4.0, c's 4.0-4.5, b's 4.5-5.0, c's 5.5-6.0: 1.0 + 1.5 + 0.5
     assert lines[2] == "the reference worker (prepare, compare, baselines): 3.0 s (50%)"
+    # Together 0-1, 2.5-3.0 and 3.5-6.0; neither ran 1.0-2.5 and 3.0-3.5.
+    assert lines[3] == ("the two together: 4.0 s (67%); neither: 2.0 s in 2 gaps of 0.15 s or more, the longest "
+                        "1.50 s from 1.00 s; the first timing began at 2.50 s")
     rows = [line for line in lines if line.startswith("| t/")]
     assert rows[0] == "| t/x a.py | 0.00 | 4.00 | 0.40 | 1 | 2 | candidate 1.50 |"
     assert [row.split(" | ")[0] for row in rows] == ["| t/x a.py", "| t/x b.py", "| t/y c.py"]
