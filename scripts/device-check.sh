@@ -17,7 +17,7 @@
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's automatic count)
 #   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top; several
-#                          are separated by '|': '{"workers": 6}|{"workers": 8}' 
+#                          are separated by '|': '{"workers": 6}|{"workers": 8}'
 #   DEVICE_THROUGHPUT_PLANE=gpu|files  the warm pool's data plane (default: the executor's, gpu)
 #   DEVICE_THROUGHPUT_COLD_ALSO=candidate|pass  the cold path a second time, with that Triton cache
 #   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
