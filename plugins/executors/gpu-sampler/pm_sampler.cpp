@@ -68,6 +68,17 @@ struct PmSampler::State {
     consumed = 0;
     return "";
   }
+
+  // How many samples the image holds so far (those of earlier windows included).
+  std::string completed_samples(size_t& count) const {
+    auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = image.get();
+    info.counterDataImageSize = image_size;
+    if (CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
+      return failed("the counter-data image's sample count", r);
+    count = info.numCompletedSamples;
+    return "";
+  }
 };
 
 PmSampler::PmSampler() : state_(std::make_unique<State>()) {}
@@ -220,15 +231,12 @@ std::string PmSampler::stop(Window& window) {
   window.overflow = s.overflow;
   window.image_full = s.image_full;
 
-  auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
-  info.pCounterDataImage = s.image.get();
-  info.counterDataImageSize = s.image_size;
-  if (CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
-    return failed("the counter-data image's sample count", r);
+  size_t completed = 0;
+  if (std::string problem = s.completed_samples(completed); !problem.empty()) return problem;
   const size_t first = s.consumed;
-  s.consumed = info.numCompletedSamples;
-  window.samples.reserve(info.numCompletedSamples - std::min(first, info.numCompletedSamples));
-  for (size_t i = first; i < info.numCompletedSamples; ++i) {
+  s.consumed = completed;
+  window.samples.reserve(completed - std::min(first, completed));
+  for (size_t i = first; i < completed; ++i) {
     auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
         CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
     sample.pPmSamplingObject = s.sampler;
@@ -269,12 +277,9 @@ std::string PmSampler::wait_first_sample(double timeout_ms) {
   for (;;) {
     if (std::string problem = decode(); !problem.empty()) return problem;
     if (s.image_full) return "";  // the window's samples end there; stop() says so
-    auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
-    info.pCounterDataImage = s.image.get();
-    info.counterDataImageSize = s.image_size;
-    if (CUptiResult r = cuptiPmSamplingGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
-      return failed("the counter-data image's sample count", r);
-    if (info.numCompletedSamples > s.consumed) return "";
+    size_t completed = 0;
+    if (std::string problem = s.completed_samples(completed); !problem.empty()) return problem;
+    if (completed > s.consumed) return "";
     if (std::chrono::steady_clock::now() >= until) {
       std::ostringstream out;
       out << "no sample came within " << timeout_ms << " ms of the window's start";
