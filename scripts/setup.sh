@@ -4,6 +4,7 @@
 #   TG_BUILD_DIR   build folder (default: build)
 #   TG_PRESET      CMake configure preset (default: dev)
 #   TG_SKIP_VENV=1 do not create the Python venv (host-only builds)
+#   TG_VENV_NEED_MIB  free space the venv is checked for first (default: 6144)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,10 +39,25 @@ if [[ ${TG_SKIP_VENV:-0} != 1 ]]; then
   if [[ -f $STAMP ]] && cmp -s "$STAMP" scripts/requirements.txt; then
     say "Python venv: up to date ($VENV)"
   else
+    # The pinned torch brings its CUDA libraries: the venv takes 4.7 GiB, and pip holds the wheel it
+    # installs (torch's is about 1 GiB) beside it. Say so before pip fails half-way with "No space
+    # left on device". pip's cache is off: a clean clone never reuses it, and it would keep a second
+    # copy of every wheel.
+    rm -rf "$VENV"  # a venv left half-installed, or for older pins, is made again
+    need_mib=$((${TG_VENV_NEED_MIB:-6144}))
+    for dir in "$ROOT" "${TMPDIR:-/tmp}"; do
+      free_mib=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
+      if ((free_mib < need_mib)); then
+        printf '\033[1m[setup]\033[0m error: the Python venv (pinned torch and triton, scripts/requirements.txt) needs about %d MiB free; %s has %d MiB free.\n' \
+          "$need_mib" "$dir" "$free_mib" >&2
+        printf '        Free some space there, or point TMPDIR at a larger disk; TG_SKIP_VENV=1 builds the host alone.\n' >&2
+        exit 1
+      fi
+    done
     say "creating Python venv at $VENV with $(python3 --version)"
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --upgrade pip
-    "$VENV/bin/pip" install --quiet -r scripts/requirements.txt
+    "$VENV/bin/pip" install --quiet --no-cache-dir --upgrade pip
+    "$VENV/bin/pip" install --quiet --no-cache-dir -r scripts/requirements.txt
     cp scripts/requirements.txt "$STAMP"
   fi
   export TRITONGYM_PYTHON=$VENV/bin/python
