@@ -30,6 +30,9 @@ MATMUL_SIZE = 8192
 COMPILE_SECONDS = 120.0  # torch.compile of a reference gets this long; Python loops are unrolled
 
 
+RETRY_SECONDS = 0.25  # how often a deadline that Python dropped is raised again
+
+
 class CompileDeadline(BaseException):
     """Raised inside the compiling thread when its time is up (a BaseException, so no `except
     Exception` in torch's compiler swallows it)."""
@@ -159,21 +162,26 @@ def compile_with_deadline(reference: Callable[..., Any], values: list[Any], seco
     Dynamo unrolls Python loops: a reference that steps through 8192 time steps gives a graph no compiler
     finishes in minutes. Past the deadline a watchdog thread raises CompileDeadline in this thread (the
     compiler works in Python, between bytecodes), and a TimeoutError says so; the baseline is then
-    missing with that reason. The compile stays in the calling thread: a function torch.compile traced in
-    one thread crashed (SIGSEGV in the fake-tensor mode) when called from another."""
+    missing with that reason. An exception raised that way can land in a weakref callback or a __del__,
+    where Python prints and drops it (seen on a cold inductor cache: the compile then ran on for minutes),
+    so the watchdog raises it again every RETRY_SECONDS until the compile has stopped. The compile stays in
+    the calling thread: a function torch.compile traced in one thread crashed (SIGSEGV in the fake-tensor
+    mode) when called from another."""
     compiled = torch.compile(reference)
-    target = threading.get_ident()
+    target = ctypes.c_ulong(threading.get_ident())
     lock = threading.Lock()
     state = {"done": False, "fired": False}
     cancelled = threading.Event()
 
     def watchdog() -> None:
-        if cancelled.wait(seconds):
-            return
-        with lock:
-            if not state["done"]:
+        wait = seconds
+        while not cancelled.wait(wait):
+            with lock:
+                if state["done"]:
+                    return
                 state["fired"] = True
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(CompileDeadline))
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(CompileDeadline))
+            wait = RETRY_SECONDS
 
     thread = threading.Thread(target=watchdog, name="tritongym-compile-deadline", daemon=True)
     thread.start()
@@ -184,11 +192,13 @@ def compile_with_deadline(reference: Callable[..., Any], values: list[Any], seco
         finally:
             with lock:
                 state["done"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)  # one raised but not yet delivered
             cancelled.set()
-        while state["fired"]:  # raised, not yet delivered: it arrives within a few bytecodes
-            time.sleep(0.001)
-    except CompileDeadline:
-        raise TimeoutError(f"torch.compile did not finish compiling the reference within {seconds:.0f} s") from None
+    except BaseException as error:
+        # Past the deadline, whatever stopped the compile is the deadline's doing: torch may have wrapped it.
+        if state["fired"] and not isinstance(error, KeyboardInterrupt):
+            raise TimeoutError(f"torch.compile did not finish compiling the reference within {seconds:.0f} s") from None
+        raise
     finally:
         thread.join()
     return compiled
