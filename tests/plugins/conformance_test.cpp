@@ -46,8 +46,8 @@ std::string with_test_server(std::string config) {
   const std::string placeholder = "${TRITONGYM_TEST_LLM_SERVER}";
   size_t at = config.find(placeholder);
   if (at == std::string::npos) return config;
-  static testing::LoopbackLlmServer* server = new testing::LoopbackLlmServer;  // lives until the process ends
-  for (; at != std::string::npos; at = config.find(placeholder)) config.replace(at, placeholder.size(), server->base_url());
+  static testing::LoopbackLlmServer server;  // killed at the process's exit, by its destructor
+  for (; at != std::string::npos; at = config.find(placeholder)) config.replace(at, placeholder.size(), server.base_url());
   return config;
 }
 
