@@ -110,6 +110,12 @@ POSITIVE = {
         "def vector_add(x, y):\n    rt = torch.cuda.cudart()\n    return x\n",
         "import cupy\n" + GOOD_ENTRY,
     ],
+    "process-access": [
+        "import os, signal\ndef vector_add(x, y):\n    os.kill(1234, signal.SIGKILL)\n    return x\n",
+        "from os import killpg as k\n" + GOOD_ENTRY + "k(0, 9)\n",
+        "import os\nPIDS = [p for p in os.listdir('/proc') if p.isdigit()]\n" + GOOD_ENTRY,
+        "def vector_add(x, y, pid=1):\n    open(f'/proc/{pid}/cmdline').read()\n    return x\n",
+    ],
 }
 
 NEGATIVE = {
@@ -142,6 +148,10 @@ NEGATIVE = {
     ],
     "l2-persist": [KERNEL + GOOD_ENTRY],
     "native-access": [KERNEL + GOOD_ENTRY],
+    "process-access": [
+        "import os\nRSS = open('/proc/self/statm').read()\n" + GOOD_ENTRY,
+        "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_DFL)\n" + GOOD_ENTRY,
+    ],
 }
 
 

@@ -1,8 +1,11 @@
-"""Confinement of a candidate's child process: Landlock file-system rules and resource limits.
+"""Confinement of a candidate's child process: Landlock rules and resource limits.
 
-Landlock (Linux >= 5.13) lets an unprivileged process give up file access for good: the child may
-read the system, Python and its own folder, and write only its own folder and the Triton cache. The
-reference cache and the rest of the host's files are out of its reach."""
+Landlock (Linux >= 5.13) lets an unprivileged process give up access for good: the child may read the
+system, Python and its own folder, and write only its own folder and the Triton cache. The reference
+cache and the rest of the host's files are out of its reach, and so (Landlock's ptrace rule) is every
+process outside its domain. From Landlock ABI 6 (Linux 6.12) it may not signal them either: a
+candidate cannot kill or stop the GPU's sampler, a worker or another evaluation's child, all of which
+run under the same user. Its own children share its domain and remain its to signal."""
 from __future__ import annotations
 
 import ctypes
@@ -22,8 +25,14 @@ _REFER, _TRUNCATE = 1 << 13, 1 << 14
 _READ = _EXECUTE | _READ_FILE | _READ_DIR
 
 
+_SCOPE_SIGNAL_ABI = 6
+_SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL
+
+
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+    # Older kernels take the larger struct as long as the fields they do not know are zero.
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -41,16 +50,18 @@ def landlock_abi() -> int:
         return 0
 
 
-def restrict_filesystem(read_paths: Iterable[str], write_paths: Iterable[str]) -> str:
-    """Allows reading only under read_paths and writing only under write_paths, for this process
-    and its descendants, irreversibly. Returns "landlock v<N>" or the reason it could not."""
+def confine(read_paths: Iterable[str], write_paths: Iterable[str]) -> str:
+    """Allows reading only under read_paths and writing only under write_paths and, where the kernel can
+    (Landlock ABI 6), signalling no process outside this one and its descendants; for this process and its
+    descendants, irreversibly. Returns what it did ("landlock v<N>: files, signals") or why it could not."""
     abi = landlock_abi()
     if abi < 1:
         return "unavailable (kernel without Landlock)"
     libc = ctypes.CDLL(None, use_errno=True)
     write = _WRITE_FILE | _WRITE_ALL_V1 | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0)
     handled = _READ | write
-    attr = _RulesetAttr(handled)
+    scoped = _SCOPE_SIGNAL if abi >= _SCOPE_SIGNAL_ABI else 0
+    attr = _RulesetAttr(handled, 0, scoped)
     ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
                            ctypes.c_uint32(0))
     if ruleset < 0:
@@ -77,7 +88,9 @@ def restrict_filesystem(read_paths: Iterable[str], write_paths: Iterable[str]) -
             raise OSError(ctypes.get_errno(), "landlock_restrict_self")
     finally:
         os.close(ruleset)
-    return f"landlock v{abi}"
+    if scoped:
+        return f"landlock v{abi}: files, signals"
+    return f"landlock v{abi}: files (signals to other processes need Landlock ABI {_SCOPE_SIGNAL_ABI})"
 
 
 def system_read_paths() -> list[str]:

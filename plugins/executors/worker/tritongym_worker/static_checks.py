@@ -20,7 +20,8 @@ What is analysed:
     method it reaches through calls by name (flow-insensitive), excluding @triton.jit / @gluon.jit kernel
     bodies (a `.sum()` or `.to(tl.float16)` inside a kernel is the kernel's own business);
   * the whole file for what is suspicious wherever it is: stream/thread/process creation, monkeypatching,
-    persisting-L2 and native CUDA access (ctypes, cuda-python, cupy, load_inline, ...).
+    persisting-L2 and native CUDA access (ctypes, cuda-python, cupy, load_inline, ...), signals and other
+    processes' /proc entries.
 
 Import aliases are resolved (`import torch.nn.functional as F`, `from threading import Thread`,
 `from time import perf_counter as pc`, module-level `E = torch.cuda.Event`), so `F.softmax` is reported as
@@ -51,6 +52,8 @@ CODES = {
     "l2-persist": "persisting-L2 / access-policy-window / stream-attribute / device-limit manipulation",
     "native-access": "ctypes, cffi, cuda-python, cupy, pycuda, numba, torch.cuda.cudart or inline C++/CUDA "
                      "compilation: code the Triton checks cannot see",
+    "process-access": "a signal sent to a process (os.kill, os.killpg, a pidfd) or another process's /proc entry "
+                      "named: the harness's own processes (the GPU's sampler, the workers) run under the same user",
 }
 
 
@@ -132,6 +135,7 @@ _L2_WORDS = ("persisting", "accesspolicywindow", "access_policy_window", "stream
              "cuctxsetlimit", "persistingl2", "hitratio", "hitprop", "cudaaccessproperty", "cuaccessproperty",
              "set_per_process_memory_fraction", "cudacachepreference", "cufuncsetcacheconfig",
              "stream_attribute", "cudevicesetlimit")
+_PROCESS_CALLS = {"os.kill", "os.killpg", "os.pidfd_open", "signal.pidfd_send_signal"}
 _DYNAMIC_CALLS = {"getattr", "setattr", "delattr", "eval", "exec", "compile", "__import__", "vars", "globals",
                   "importlib.import_module", "importlib.reload", "importlib.util.spec_from_file_location",
                   "object.__setattr__", "type.__setattr__",
@@ -328,6 +332,10 @@ class _Analysis:
                 if ".so" in lowered and ("cuda" in lowered or "cudart" in lowered or "cublas" in lowered):
                     self.add("native-access", node, f"loads the native library {node.value[:60]!r}",
                              key=node.value)
+                if (node.value.rstrip("/") == "/proc" or node.value.startswith("/proc/")) \
+                        and not node.value.startswith(("/proc/self", "/proc/thread-self")):
+                    self.add("process-access", node, f"string {node.value[:60]!r} names other processes' /proc "
+                                                     "entries", key="strings")
             if isinstance(node, (ast.Attribute, ast.Name)):
                 name = (node.attr if isinstance(node, ast.Attribute) else node.id).lower()
                 if any(word in name for word in _L2_WORDS):
@@ -365,6 +373,8 @@ class _Analysis:
             self.add("stream", node, f"{name}(): work on another stream (or a CUDA graph) can escape the timer")
         elif name in _THREAD_CALLS or (name.startswith(_THREAD_MODULES) and name not in _THREAD_HARMLESS):
             self.add("thread", node, f"{name}(): work in another thread or process can finish after the timer")
+        elif name in _PROCESS_CALLS:
+            self.add("process-access", node, f"{name}(): a signal can reach any process of the same user")
         elif name in _DYNAMIC_CALLS or name.startswith("importlib."):
             if name in {"getattr", "vars"} and not self._touches_module(node):
                 return
