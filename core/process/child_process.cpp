@@ -108,6 +108,11 @@ void ChildProcess::close_pipes() {
   request_fd_ = reply_fd_ = -1;
 }
 
+void ChildProcess::close_requests() {
+  if (request_fd_ >= 0) ::close(request_fd_);
+  request_fd_ = -1;
+}
+
 Status ChildProcess::send_line(const std::string& line) {
   if (request_fd_ < 0) return Status(StatusCode::unavailable, "the worker's request pipe is closed");
   std::string data = line + "\n";

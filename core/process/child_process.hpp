@@ -40,6 +40,8 @@ class ChildProcess {
 
   // Writes `line` and a newline. unavailable when the child has closed its end (it died).
   Status send_line(const std::string& line);
+  // Closes the child's fd 3 from this end: it reads the end of its input. Later send_line calls are unavailable.
+  void close_requests();
   // The next line the child writes, without the newline. deadline_exceeded after timeout_s;
   // unavailable when the child closed its end (it died or exited).
   Result<std::string> receive_line(double timeout_s);

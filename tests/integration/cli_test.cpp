@@ -4,13 +4,21 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "plugins/manifest.hpp"
+#include "process/child_process.hpp"
 #include "support/test_support.hpp"
 
 namespace tritongym::testing {
 namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
 
 boost::json::value parse_stdout(const process::ProcessResult& result) {
   boost::system::error_code error;
@@ -331,6 +339,48 @@ TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
     EXPECT_FALSE(line.contains("executor"));
   }
   EXPECT_NE(result.stderr_text.find("the executor started in"), std::string::npos) << result.stderr_text;
+}
+
+TEST(Cli, EvalBatchFromStdinJudgesEachLineAsItComes) {
+  // The CLI's stdin and stdout are the child's request and reply pipes: a caller that keeps one process, and its
+  // warm workers, for candidates it sends over time.
+  TemporaryDirectory dir;
+  std::string fixtures = source_dir() + "/tests/fixtures/candidates/vector-add/";
+  process::ChildOptions options;
+  options.argv = {"/bin/sh", "-c", "exec \"$0\" eval --batch - --executor tritongym.executor.triton-interpreter "
+                  "--seeds 1 <&3 >&4 3<&- 4>&-", cli_path()};
+  options.working_directory = source_dir();
+  options.stderr_path = (dir.path() / "stderr.txt").string();
+  auto started = process::ChildProcess::start(options);
+  ASSERT_TRUE(started) << started.status().message();
+  process::ChildProcess& cli = started.value();
+  auto next_line = [&]() -> boost::json::object {
+    auto line = cli.receive_line(180);
+    if (!line) {
+      ADD_FAILURE() << line.status().message() << "\nstderr: " << read_file(dir.path() / "stderr.txt");
+      return {};
+    }
+    return boost::json::parse(*line).as_object();
+  };
+  ASSERT_TRUE(cli.send_line("standard/vector-add " + fixtures + "correct.py"));
+  // Its result comes while stdin is still open.
+  auto first = next_line();
+  EXPECT_EQ(first["verdict"], "passed") << boost::json::serialize(first);
+  EXPECT_EQ(first["task"], "standard/vector-add");
+  // A bad line gets an error line in its place, and the stream goes on.
+  ASSERT_TRUE(cli.send_line("# a comment, and a blank line\n\nstandard/vector-ad " + fixtures + "correct.py"));
+  ASSERT_TRUE(cli.send_line("standard/vector-add " + fixtures + "wrong.py"));
+  auto refused = next_line();
+  EXPECT_EQ(refused["line"], 4) << boost::json::serialize(refused);
+  EXPECT_NE(std::string(refused["error"].as_string()).find("did you mean 'standard/vector-add'"), std::string::npos)
+      << boost::json::serialize(refused);
+  auto wrong = next_line();
+  EXPECT_EQ(wrong["verdict"], "wrong_answer") << boost::json::serialize(wrong);
+  // The end of stdin ends the batch: every line was answered; one was refused, so the exit code says so.
+  cli.close_requests();
+  for (int i = 0; i < 300 && cli.running(); ++i) ::usleep(20000);
+  EXPECT_EQ(cli.describe_end(), "exit code 2");
+  EXPECT_NE(read_file(dir.path() / "stderr.txt").find("batch: candidates from stdin"), std::string::npos);
 }
 
 TEST(Cli, EvalExplainsBadArguments) {

@@ -1,0 +1,18 @@
+// `tritongym eval --batch SOURCE`: many candidates through one warm executor, judged as many at once as it has
+// slots, one JSON line each on stdout in the order of their lines.
+//   SOURCE a file: every line is read and checked first; a bad line stops the batch before anything is judged.
+//   SOURCE "-": lines are read from stdin as they come, and each is judged as soon as a slot is free, for as long
+//          as stdin is open: one process keeps its workers warm for a caller that sends candidates over time. A
+//          bad line gets an error line in its place ({"line", "error"}) and the stream goes on.
+#pragma once
+
+#include <string>
+
+#include "cli/eval_judging.hpp"
+
+namespace tritongym::cli {
+
+int evaluate_batch(const CliContext& context, plugins::Registry& registry, Executor& executor, TaskFinder& tasks,
+                   const std::string& source, const JudgeOptions& options);
+
+}  // namespace tritongym::cli

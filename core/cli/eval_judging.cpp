@@ -1,0 +1,74 @@
+#include "cli/eval_judging.hpp"
+
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/plugin_loading.hpp"
+#include "tritongym/sdk/did_you_mean.hpp"
+#include "tritongym/sdk/dsl.hpp"
+#include "tritongym/sdk/suite.hpp"
+
+namespace tritongym::cli {
+
+Result<TaskSpec> TaskFinder::find(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  if (!tasks_) {
+    const std::string suite_id = "tritongym.suite.directory";
+    boost::json::object config{{"root", std::filesystem::absolute(root_).string()}};
+    auto suite = registry_.create<Suite>(suite_id, plugin_context(context_, registry_, suite_id,
+                                                                  boost::json::serialize(config), "--root"));
+    tasks_ = suite ? (*suite)->load_tasks() : Result<std::vector<TaskSpec>>(suite.status());
+  }
+  if (!*tasks_) return tasks_->status();
+  std::vector<std::string> ids;
+  for (const auto& task : tasks_->value()) {
+    if (task.id == id) return task;
+    ids.push_back(task.id);
+  }
+  return Status(StatusCode::not_found, "no task '" + id + "'" + did_you_mean(id, ids) + " (see `tritongym tasks list`)");
+}
+
+std::optional<EvaluationStage> parse_stage(const std::string& name) {
+  for (EvaluationStage stage : {EvaluationStage::compile, EvaluationStage::test, EvaluationStage::benchmark,
+                                EvaluationStage::profile, EvaluationStage::final_score})
+    if (name == stage_name(stage) || (name == "final" && stage == EvaluationStage::final_score)) return stage;
+  return std::nullopt;
+}
+
+Result<std::string> read_candidate(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return Status(StatusCode::not_found, "cannot read candidate file '" + path + "'");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
+                               const TaskSpec& task, const std::string& code, const JudgeOptions& options) {
+  std::string dsl_id = "tritongym.dsl." + task.dsl;
+  if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
+    static std::mutex dsl_mutex;  // a batch judges several candidates at once; a DSL plugin is made per check
+    std::lock_guard lock(dsl_mutex);
+    auto dsl = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
+    if (!dsl) return dsl.status();
+    if (Status rules = (*dsl)->check_source(code); !rules.is_ok()) {
+      EvaluationResult refused;
+      refused.verdict = Verdict::compile_error;
+      refused.message = rules.message();
+      return refused;
+    }
+  }
+  EvaluationRequest request;
+  request.task = task;
+  request.source_code = code;
+  request.stage = options.stage;
+  request.shapes = options.stage == EvaluationStage::final_score ? ShapeSet::held_out : ShapeSet::visible;
+  request.seeds_per_shape = options.seeds;
+  request.timeout_s = options.timeout_s;
+  return executor.evaluate(request);
+}
+
+}  // namespace tritongym::cli

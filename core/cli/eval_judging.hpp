@@ -1,0 +1,49 @@
+// What `tritongym eval` needs for one candidate, by hand or in a batch: the task by id, the candidate's source,
+// and the judging itself (the task's DSL checks first, then the executor).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "plugins/registry.hpp"
+#include "tritongym/sdk/executor.hpp"
+
+namespace tritongym::cli {
+
+// The tasks of the suites folder `root`, loaded once, on first use (a batch looks up every line's task).
+class TaskFinder {
+ public:
+  TaskFinder(const CliContext& context, plugins::Registry& registry, std::string root)
+      : context_(context), registry_(registry), root_(std::move(root)) {}
+  // not_found names the id, suggests a near one and says where to list them; other errors are the suite's.
+  Result<TaskSpec> find(const std::string& id);
+
+ private:
+  const CliContext& context_;
+  plugins::Registry& registry_;
+  std::string root_;
+  std::mutex mutex_;
+  std::optional<Result<std::vector<TaskSpec>>> tasks_;
+};
+
+std::optional<EvaluationStage> parse_stage(const std::string& name);
+
+// The file's text; not_found names the path.
+Result<std::string> read_candidate(const std::string& path);
+
+struct JudgeOptions {
+  EvaluationStage stage = EvaluationStage::test;
+  int64_t seeds = 3;
+  double timeout_s = 120.0;
+};
+
+// The task's DSL plugin (tritongym.dsl.<dsl>), when one is loaded, checks the source first, as the tools do; a
+// refusal is a compile_error result. Then the executor judges it. Safe to call from several threads.
+Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
+                               const TaskSpec& task, const std::string& code, const JudgeOptions& options);
+
+}  // namespace tritongym::cli
