@@ -7,6 +7,8 @@ least 5x more candidates per minute through the warm pool, with identical verdic
         [--workers N]    (the warm pool's candidate workers; their checks overlap, timing takes the GPU alone)
         [--variant JSON ...]  (a further steady-state pass with this executor config on top, e.g.
                          '{"suspend_checks": false}' or '{"workers": 6}': compared against the same cold path)
+        [--ready-pool IDLE_S]  (a further pass through a pool started, and idle IDLE_S, before the candidates
+                         came: `tritongym eval --batch -`, timed from the candidates' arrival)
         [--data-plane gpu|files]  (triton-cuda's transport between the workers, to compare the two in one call)
         [--cold-cache pass|candidate]  (the cold path's Triton cache: one per pass, the default, or one per process)
         [--cold-also pass|candidate]   (the cold path once more with the other cache, in the same call)
@@ -99,6 +101,42 @@ def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str 
     said = re.search(r"the executor started in ([0-9.]+) s", done.stderr)
     if said and results:
         results[0]["batch_start_seconds"] = float(said.group(1))
+    return seconds, results
+
+
+def ready_pool(tritongym: str, chosen: list[tuple[str, str]], device: str, workers: int, data_plane: str = "",
+               idle_s: float = 5.0) -> tuple[float, list[dict]]:
+    """The candidates through a pool that was started, and idle for `idle_s`, before they came: `tritongym eval
+    --batch -` is started, and once it says its executor is ready (the `batch:` line on stderr) and `idle_s` have
+    passed, every line is written at once and stdin closed. The seconds are from the write to the process's end:
+    what a caller that keeps one pool for candidates sent over time (an RL loop, an agent harness) waits."""
+    executor, stage = (("tritongym.executor.triton-cuda", "benchmark") if device == "cuda"
+                       else ("tritongym.executor.triton-interpreter", "test"))
+    config = json.dumps({"timing_seconds": 0.1, **({"workers": workers} if workers else {}),
+                         **({"data_plane": data_plane} if data_plane and device == "cuda" else {})})
+    with tempfile.TemporaryFile("w+") as errors:
+        process = subprocess.Popen([tritongym, "--log-level", "warn", "eval", "--batch", "-", "--stage", stage,
+                                    "--seeds", "1", "--executor", executor, "--executor-config", config],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True)
+        start_seconds = None
+        while start_seconds is None and process.poll() is None:
+            time.sleep(0.05)
+            errors.seek(0)
+            said = re.search(r"the executor started in ([0-9.]+) s", errors.read())
+            start_seconds = float(said.group(1)) if said else None
+        time.sleep(idle_s if start_seconds is not None else 0.0)
+        started = time.perf_counter()
+        try:
+            out, _ = process.communicate("".join(f"{task} {path}\n" for task, path in chosen))
+        except BrokenPipeError:  # it ended before reading: its stderr says why
+            out, _ = process.communicate()
+        seconds = time.perf_counter() - started
+        if process.returncode != 0:
+            errors.seek(0)
+            sys.stderr.write(errors.read()[-3000:])
+    results = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    if results and start_seconds is not None:
+        results[0]["batch_start_seconds"] = start_seconds
     return seconds, results
 
 
@@ -233,6 +271,19 @@ def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> 
     return lines
 
 
+def ready_pool_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> list[str]:
+    """The pass through a pool started before the candidates came (--ready-pool), against the same cold path."""
+    ready = measured.get("ready_pool")
+    if not ready:
+        return []
+    seconds, results = ready["seconds"], ready["results"]
+    start = results[0].get("batch_start_seconds") if results else None
+    return [f"through a pool started before the candidates came (`eval --batch -`, ready after "
+            + (f"{start:.1f} s" if start is not None else "an unknown time") + f", then idle {ready['idle_s']:g} s): "
+            f"{seconds:.1f} s, {60.0 * n / seconds:.1f} candidates/min, {cold_s / seconds:.2f}x the cold path; "
+            f"same verdicts as the steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}"]
+
+
 def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[str, bool]:
     """The markdown table of one measurement: {first_s, first, steady_s?, steady?, cold_s, cold}. Without the
     steady-state pass (a bench stopped at its time limit after the first), the first pass stands in for the
@@ -274,6 +325,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                 f"{sum(normalise(a['verdict']) == normalise(b['verdict']) for a, b in zip(cold_results, measured['cold_also']['cold']))} of {n}"]
                if has_steady and measured.get("cold_also") else []),
              *variant_lines(measured, steady, cold_s, n),
+             *ready_pool_lines(measured, steady, cold_s, n),
              *utilisation_lines(measured),
              *autotune_lines(steady, cold_results),
              *(autotune_lines(cold_results, measured["cold_also"]["cold"],
@@ -301,6 +353,9 @@ def main() -> int:
                         help="candidate workers of the warm pool (0: the executor's automatic count, worker_count.hpp)")
     parser.add_argument("--variant", action="append", default=[], metavar="JSON",
                         help="a further steady-state pass with this executor config on top (repeatable)")
+    parser.add_argument("--ready-pool", type=float, default=None, metavar="IDLE_S",
+                        help="a further pass through a pool started before the candidates came (`eval --batch -`), "
+                             "idle this many seconds once ready")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--cold-cache", choices=["pass", "candidate"], default="pass",
@@ -390,6 +445,13 @@ def main() -> int:
                     measured.setdefault("variants", []).append({"config": variant, "steady_s": seconds,
                                                                 "steady": aligned(chosen, results)})
                     print(f"warm pool, steady state with {json.dumps(variant)}: {seconds:.1f} s{ended()}", flush=True)
+                    save()
+                if args.ready_pool is not None:
+                    seconds, results = sampled("ready pool", lambda: ready_pool(
+                        args.tritongym, chosen, device, args.workers, args.data_plane, args.ready_pool))
+                    measured["ready_pool"] = {"idle_s": args.ready_pool, "seconds": seconds,
+                                              "results": aligned(chosen, results)}
+                    print(f"warm pool, started before the candidates came: {seconds:.1f} s{ended()}", flush=True)
                     save()
             if args.only in (None, "cold"):
                 measured["cold_cache"] = args.cold_cache

@@ -19,6 +19,8 @@
 #   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top; several
 #                          are separated by '|': '{"workers": 6}|{"workers": 8}'
 #   DEVICE_THROUGHPUT_PLANE=gpu|files  the warm pool's data plane (default: the executor's, gpu)
+#   DEVICE_THROUGHPUT_READY_POOL=IDLE_S  a further pass through a pool started, and idle IDLE_S, before the
+#                          candidates came (`eval --batch -`)
 #   DEVICE_THROUGHPUT_COLD_ALSO=candidate|pass  the cold path a second time, with that Triton cache
 #   DEVICE_THROUGHPUT=warm|cold  one path of it, saved as $OUT/throughput-PATH.json (one lane each; join
 #                          them here with `bench/eval_throughput.py --combine WARM.json COLD.json`)
@@ -207,7 +209,7 @@ run() {
       for variant in "${given[@]}"; do variants+=(--variant "$variant"); done
     fi
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
-      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} "${variants[@]}" ${DEVICE_THROUGHPUT_COLD_ALSO:+--cold-also "$DEVICE_THROUGHPUT_COLD_ALSO"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
+      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} "${variants[@]}" ${DEVICE_THROUGHPUT_COLD_ALSO:+--cold-also "$DEVICE_THROUGHPUT_COLD_ALSO"} ${DEVICE_THROUGHPUT_READY_POOL:+--ready-pool "$DEVICE_THROUGHPUT_READY_POOL"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
       > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
   elif [[ ${DEVICE_THROUGHPUT:-0} == warm || ${DEVICE_THROUGHPUT:-0} == cold ]]; then

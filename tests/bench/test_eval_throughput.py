@@ -1,9 +1,11 @@
-"""bench/eval_throughput.py: the autotuners' choices compared between passes, the cold path's Triton cache, and
-laying out a saved measurement again."""
+"""bench/eval_throughput.py: the autotuners' choices compared between passes, the cold path's Triton cache, the
+pass through a ready pool (against the real CLI on the interpreter), and laying out a saved measurement again."""
 from __future__ import annotations
 
 import os
 import sys
+
+import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
@@ -92,3 +94,21 @@ def test_a_saved_measurement_of_both_paths_is_laid_out_again(tmp_path, monkeypat
     monkeypatch.setattr(sys, "argv", ["eval_throughput.py", "--report", str(broken)])
     assert eval_throughput.main() == 2
     assert "broken.json: not a saved measurement" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not os.environ.get("TRITONGYM_CLI"), reason="TRITONGYM_CLI (the built tritongym) is not set")
+def test_a_ready_pool_is_given_the_candidates_once_it_says_it_is_ready():
+    import eval_throughput
+
+    fixtures = os.path.join(eval_throughput.ROOT, "tests", "fixtures", "candidates", "vector-add")
+    chosen = [("standard/vector-add", os.path.join(fixtures, "correct.py")),
+              ("standard/vector-add", os.path.join(fixtures, "wrong.py"))]
+    seconds, results = eval_throughput.ready_pool(os.environ["TRITONGYM_CLI"], chosen, "cpu", 0, idle_s=0.2)
+    assert [r["verdict"] for r in results] == ["passed", "wrong_answer"], results
+    assert results[0]["batch_start_seconds"] > 0
+    assert 0 < seconds < 120
+    lines = eval_throughput.ready_pool_lines({"ready_pool": {"idle_s": 0.2, "seconds": seconds,
+                                                             "results": eval_throughput.aligned(chosen, results)}},
+                                             results, cold_s=4 * seconds, n=2)
+    assert lines[0].startswith("through a pool started before the candidates came (`eval --batch -`, ready after ")
+    assert "4.00x the cold path; same verdicts as the steady state: 2 of 2" in lines[0]
