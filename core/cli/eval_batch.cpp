@@ -3,8 +3,9 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/json.hpp>
+
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli/exit_codes.hpp"

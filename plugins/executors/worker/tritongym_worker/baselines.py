@@ -17,7 +17,6 @@ import json
 import math
 import os
 import threading
-import time
 from typing import Any, Callable
 
 import torch
@@ -28,9 +27,7 @@ from .inputs import DTYPES, evaluate_expression
 COPY_BYTES = 1 << 30  # 1 GiB each way: far above any L2
 MATMUL_SIZE = 8192
 COMPILE_SECONDS = 120.0  # torch.compile of a reference gets this long; Python loops are unrolled
-
-
-RETRY_SECONDS = 0.25  # how often a deadline that Python dropped is raised again
+RETRY_SECONDS = 0.25  # how often a compile deadline that Python dropped is raised again
 
 
 class CompileDeadline(BaseException):

@@ -396,7 +396,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         # Writes: its folder, its code's Triton cache, devices, and its own /proc entry (the CUDA driver needs
         # it); the fork server's Triton cache it may read only. Signals: to itself and its own children only.
         role.sandbox = sandbox.confine(sandbox.system_read_paths() + input_folders + [role.triton_cache],
-                                                   [folder, own_cache, "/dev", "/proc/self"])
+                                       [folder, own_cache, "/dev", "/proc/self"])
         reply["sandbox"] = role.sandbox + "; " + sandbox.drop_capabilities()
         reply.update(_run_candidate(role, request, source_path, pause, ahead))
         exit_code = 3 if reply.get("cuda_fault") else 0
