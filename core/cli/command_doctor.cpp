@@ -42,6 +42,11 @@ void print_text(const environment::MachineReport& report) {
                                       ? "not found"
                                       : report.cuda_toolkit_version + " at " + report.cuda_toolkit_root});
   rows.push_back({"CUPTI", or_missing(report.cupti_library)});
+  const int abi = report.landlock_abi;
+  rows.push_back({"sandbox", abi >= 6   ? "Landlock ABI " + std::to_string(abi) + ": a candidate's files and signals confined"
+                             : abi >= 1 ? "Landlock ABI " + std::to_string(abi) +
+                                              ": a candidate's files confined; its signals not (needs ABI 6)"
+                                        : "no Landlock: a candidate is confined only by dropped capabilities"});
   const auto& py = report.python;
   rows.push_back({"Python", py.executable.empty() ? "not found"
                                                   : py.version + " at " + py.executable + " (" + py.source + ")"});

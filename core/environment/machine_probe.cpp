@@ -1,6 +1,7 @@
 #include "environment/machine_probe.hpp"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -204,6 +205,16 @@ void derive_capabilities(MachineReport& report) {
       {gpu_missing, report.cupti_library.empty() ? "libcupti not found (CUDA toolkit extras/CUPTI)" : ""});
 }
 
+int probe_landlock_abi() {
+#ifdef __NR_landlock_create_ruleset
+  constexpr unsigned kCreateRulesetVersion = 1;  // LANDLOCK_CREATE_RULESET_VERSION
+  long abi = ::syscall(__NR_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+  return abi > 0 ? static_cast<int>(abi) : 0;
+#else
+  return 0;
+#endif
+}
+
 }  // namespace
 
 std::vector<GpuInfo> probe_gpus(std::string* error) {
@@ -241,6 +252,7 @@ MachineReport probe_machine(const std::string& project_root) {
   probe_driver(report);
   probe_driver_version(report);
   probe_toolkit(report);
+  report.landlock_abi = probe_landlock_abi();
   report.python = locate_python(project_root);
   probe_python(report.python);
   derive_capabilities(report);

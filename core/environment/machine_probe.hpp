@@ -37,6 +37,9 @@ struct MachineReport {
   std::string cuda_toolkit_root;  // "/usr/local/cuda", "" when absent
   std::string cuda_toolkit_version;
   std::string cupti_library;      // path of libcupti, "" when absent
+  // The kernel's Landlock ABI (0: none), which confines a candidate's process (sandbox.py): files from 1,
+  // signals to processes outside it from 6.
+  int landlock_abi = 0;
   PythonInfo python;
 
   struct Capability {

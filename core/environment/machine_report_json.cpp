@@ -28,6 +28,7 @@ boost::json::object machine_report_json(const MachineReport& report) {
                       {"error", report.driver_error}}},
           {"cuda_toolkit", {{"root", report.cuda_toolkit_root}, {"version", report.cuda_toolkit_version}}},
           {"cupti_library", report.cupti_library},
+          {"landlock_abi", report.landlock_abi},
           {"python", {{"executable", py.executable},
                       {"source", py.source},
                       {"version", py.version},

@@ -149,9 +149,21 @@ TEST(Cli, DoctorOnThisMachineSaysWhatIsMissingWithoutCrashing) {
       EXPECT_TRUE(capability.at("available").as_bool());
     }
   }
+  // The kernel's Landlock ABI, read by the host as the worker's sandbox reads it.
+  if (std::string executable(json.at("python").at("executable").as_string()); !executable.empty()) {
+    process::ProcessOptions python;
+    python.argv = {executable, "-c", "from tritongym_worker.sandbox import landlock_abi; print(landlock_abi())"};
+    python.environment = std::map<std::string, std::string>{
+        {"PYTHONPATH", source_dir() + "/plugins/executors/worker"}, {"PATH", "/usr/bin:/bin"}};
+    auto worker_abi = process::run_process(python);
+    ASSERT_TRUE(worker_abi);
+    EXPECT_EQ(std::to_string(json.at("landlock_abi").as_int64()) + "\n", worker_abi->stdout_text)
+        << worker_abi->stderr_text;
+  }
   auto text = run_cli({"doctor"}, "", 180);
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.stdout_text.find("capability"), std::string::npos);
+  EXPECT_NE(text.stdout_text.find("\nsandbox "), std::string::npos) << text.stdout_text;
   if (!has_gpu) {
     EXPECT_NE(text.stdout_text.find("GPU           none"), std::string::npos) << text.stdout_text;
   }
