@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <regex>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -33,6 +34,8 @@ struct Item {
   std::string task_id, path, code;
   TaskSpec task;
   Status refused;  // why the line is not judged (stdin only: a file's bad line stops the batch)
+  bool autotunes = false;  // its code has an autotuner: it benchmarks configs, and takes longest
+  bool taken = false;      // a slot has started it; a refused line is never started
   std::optional<Result<EvaluationResult>> result;
   double host_seconds = 0.0;
   double started_s = 0.0;  // when it was started, in seconds since judging began
@@ -48,17 +51,34 @@ std::optional<Item> parse_line(const std::string& text, int number, const std::s
   const std::string location = where + ":" + std::to_string(number);
   if (!(fields >> item.path)) {
     item.refused = Status(StatusCode::invalid_argument, "expected 'TASK_ID PATH'", location);
+    item.taken = true;
     return item;
   }
   auto task = tasks.find(item.task_id);
   auto code = task ? read_candidate(item.path) : Result<std::string>(task.status());
   if (!code) {
     item.refused = Status(code.status().code(), code.status().message(), location);
+    item.taken = true;
     return item;
   }
   item.task = std::move(task.value());
   item.code = std::move(code.value());
+  static const std::regex autotuner(R"(@\s*(triton\s*\.\s*)?autotune\b)");
+  item.autotunes = std::regex_search(item.code, autotuner);
   return item;
+}
+
+// The next item a free slot starts: the first waiting one whose code autotunes, else the first waiting one.
+// Longest first: an autotuner benchmarks every config at every key, taking several times as long as the
+// rest, and one started last ends the batch long after the others. Results are printed in line order all
+// the same. `first` is the first item not taken yet.
+Item* pick(std::deque<Item>& items, size_t& first) {
+  while (first < items.size() && items[first].taken) ++first;
+  for (size_t i = first; i < items.size(); ++i)
+    if (!items[i].taken && items[i].autotunes) return &items[i];
+  for (size_t i = first; i < items.size(); ++i)
+    if (!items[i].taken) return &items[i];
+  return nullptr;
 }
 
 // Lines of stdin as they arrive; gives up waiting when `stop` is set (checked every 0.2 s).
@@ -151,7 +171,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
   std::condition_variable changed;
   bool closed = !streaming;  // no more items will come
   bool failed = false;       // a judging failed: nothing more is started
-  size_t next = 0, printed = 0;
+  size_t first_waiting = 0, printed = 0;
   bool refused_any = false;
   std::atomic<bool> stop_reading{false};
   std::thread reader;
@@ -176,10 +196,10 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       Item* item = nullptr;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return failed || next < items.size() || closed; });
-        if (failed || next == items.size()) return;  // closed, and every item taken
-        item = &items[next++];
-        if (!item->refused.is_ok()) continue;
+        changed.wait(lock, [&] { return failed || closed || pick(items, first_waiting) != nullptr; });
+        item = failed ? nullptr : pick(items, first_waiting);
+        if (!item) return;  // a failure, or closed with every item taken
+        item->taken = true;
       }
       auto started = std::chrono::steady_clock::now();
       item->started_s = std::chrono::duration<double>(started - judging_started).count();
@@ -207,7 +227,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     for (;;) {
       changed.wait(lock, [&] {
         return (printed < items.size() && items[printed].ready()) || (closed && printed == items.size()) ||
-               (failed && next <= printed);
+               (failed && (printed == items.size() || !items[printed].taken));
       });
       if (printed == items.size() || !items[printed].ready()) break;  // the end, or a failure stopped it first
       Item& item = items[printed++];

@@ -353,6 +353,31 @@ TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
   EXPECT_NE(result.stderr_text.find("the executor started in"), std::string::npos) << result.stderr_text;
 }
 
+TEST(Cli, EvalBatchStartsTheCandidatesThatAutotuneFirst) {
+  // An autotuner benchmarks every config at every key: started last, it would end the batch long after the
+  // rest. One slot, so the order in which they start is the whole story; the results keep the file's order.
+  TemporaryDirectory dir;
+  std::string fixtures = source_dir() + "/tests/fixtures/candidates/vector-add/";
+  std::string batch = dir.write("batch.txt", "standard/vector-add " + fixtures + "correct.py\nstandard/vector-add " +
+                                                 fixtures + "wrong.py\nstandard/vector-add " + fixtures + "autotuned.py\n");
+  auto result = run_cli({"eval", "--batch", batch, "--executor", "tritongym.executor.triton-interpreter", "--seeds", "1",
+                         "--executor-config", R"({"workers": 1})"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::vector<boost::json::object> lines;
+  std::istringstream out(result.stdout_text);
+  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  ASSERT_EQ(lines.size(), 3u) << result.stdout_text;
+  EXPECT_EQ(std::string(lines[0].at("code").as_string()), fixtures + "correct.py");
+  EXPECT_EQ(std::string(lines[2].at("code").as_string()), fixtures + "autotuned.py");
+  EXPECT_EQ(lines[2].at("verdict"), "passed") << boost::json::serialize(lines[2]);
+  const double autotuned = lines[2].at("started_s").as_double();
+  const double correct = lines[0].at("started_s").as_double(), wrong = lines[1].at("started_s").as_double();
+  EXPECT_LT(autotuned, correct);
+  EXPECT_LT(correct, wrong);
+  // One slot: each starts when the one before it ended.
+  EXPECT_GE(correct, autotuned + lines[2].at("host_seconds").as_double() - 0.05);
+}
+
 TEST(Cli, EvalBatchFromStdinJudgesEachLineAsItComes) {
   // The CLI's stdin and stdout are the child's request and reply pipes: a caller that keeps one process, and its
   // warm workers, for candidates it sends over time.
