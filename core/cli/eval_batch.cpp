@@ -159,11 +159,12 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
   }
   (void)executor.availability();  // starts the executor (if choosing it did not), which then knows its slots
   const size_t slots = static_cast<size_t>(std::max<int64_t>(executor.info().parallel_slots, 1));
+  const size_t at_once = streaming ? slots : std::min(slots, items.size());
   // On stderr, beside the results on stdout: what a throughput measurement needs to tell start-up (loading
   // plugins, starting the workers) from judging, and a caller of a stream that the executor is ready.
   const double start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
   std::cerr << "batch: " << (streaming ? std::string("candidates from stdin") : std::to_string(items.size()) + " candidates")
-            << ", " << (streaming ? slots : std::min(slots, items.size())) << " at once; the executor started in "
+            << ", " << at_once << " at once; the executor started in "
             << std::fixed << std::setprecision(2) << start_seconds << " s (since the process did)" << std::endl;
   const auto judging_started = std::chrono::steady_clock::now();
 
@@ -219,7 +220,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     }
   };
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < (streaming ? slots : std::min(slots, items.size())); ++i) threads.emplace_back(work);
+  for (size_t i = 0; i < at_once; ++i) threads.emplace_back(work);
 
   int exit_code = kExitOk;
   try {
@@ -251,11 +252,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     std::lock_guard lock(mutex);
     failed = true;
   }
-  {
-    std::lock_guard lock(mutex);
-    failed = failed || exit_code != kExitOk;
-  }
-  changed.notify_all();
+  changed.notify_all();  // a judging that failed set `failed` already: the slots stop
   stop_reading = true;
   if (reader.joinable()) reader.join();
   for (auto& thread : threads) thread.join();
