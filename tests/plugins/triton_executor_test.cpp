@@ -141,7 +141,11 @@ Executor* TritonExecutorTest::executor_ = nullptr;
 Status TritonExecutorTest::available_;
 std::vector<TaskSpec>* TritonExecutorTest::tasks_ = nullptr;
 
+// The oracle sweep, as `tritongym tasks check` runs it: the final score of every oracle, with no baselines timed
+// (torch.compile of a reference that loops took up to 295 s a task on the H200), but the speed-of-light floor.
 TEST_F(TritonExecutorTest, EveryShippedOraclePasses) {
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 2, "timing_seconds": 0.15, "baselines": []})"));
+  ASSERT_TRUE(made) << made.status().to_string();
   for (const auto& task : *tasks_) {
     SCOPED_TRACE(task.id);
     if (!kCuda && task.dsl == "gluon") continue;  // Gluon has no interpreter
@@ -149,15 +153,33 @@ TEST_F(TritonExecutorTest, EveryShippedOraclePasses) {
     request.task = task;
     request.source_code = read_file(task.oracle_path);
     request.stage = EvaluationStage::final_score;
-    auto result = executor_->evaluate(request);
+    auto result = (*made)->evaluate(request);
     ASSERT_TRUE(result) << result.status().to_string();
     EXPECT_VERDICT(*result, Verdict::passed);
     EXPECT_FALSE(result->shapes.empty());
     for (const auto& shape : result->shapes) EXPECT_TRUE(shape.passed) << shape.shape << " " << shape.first_mismatch;
-    if (kCuda) {  // on a GPU the final score covers the visible and the held-out shapes
+    if (kCuda) {  // on a GPU the final score covers the visible and the held-out shapes, each timed
       EXPECT_EQ(result->shapes.size(), task.visible_shapes.size() + task.held_out_shapes.size());
+      for (const auto& shape : result->shapes) {
+        ASSERT_TRUE(shape.timing) << shape.shape;
+        EXPECT_FALSE(shape.timing->eager_us || shape.timing->compile_us || shape.timing->oracle_us) << shape.shape;
+        if (!task.bytes_formula.empty()) {
+          EXPECT_TRUE(shape.timing->speed_of_light_us) << shape.shape;
+        }
+      }
     }
   }
+}
+
+// Baselines are chosen by name; a name that is none of them is refused where it stands in the config.
+TEST_F(TritonExecutorTest, AnUnknownBaselineIsAConfigErrorThatSaysWhere) {
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"baselines": ["eager", "compiled"]})"));
+  ASSERT_FALSE(made);
+  std::string error = made.status().to_string();
+  EXPECT_NE(error.find("/baselines/1"), std::string::npos) << error;
+  EXPECT_NE(error.find("'compiled'"), std::string::npos) << error;
+  EXPECT_NE(error.find("did you mean 'compile'"), std::string::npos) << error;
+  EXPECT_TRUE(registry_->create<Executor>(kExecutor, context(R"({"baselines": ["oracle"]})")));
 }
 
 TEST_F(TritonExecutorTest, CorrectCandidatePasses) {

@@ -1,9 +1,13 @@
 """torch.compile of a reference under a deadline, on the CPU. The stop may leave torch's tracing state
 unusable, so the scenario runs in a process of its own (the reference worker retires after it too)."""
+import hashlib
+import json
 import os
 import subprocess
 import sys
 import textwrap
+
+import torch
 
 WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "executors", "worker")
 
@@ -49,3 +53,57 @@ def test_a_compile_in_time_is_kept_and_one_past_its_deadline_is_stopped_and_repo
     assert "did not finish compiling the reference within 2 s" in timeout
     assert "COMPILED_OK True" in lines
     assert "EAGER True" in lines
+
+
+# Which baselines are timed (the executor's `baselines`; `tritongym tasks check` times none).
+
+def _reference(a, b):
+    return a + b
+
+
+def _oracle(a, b):
+    return a + b
+
+
+def test_only_the_baselines_asked_for_are_made_and_none_is_compiled_unless_asked():
+    from tritongym_worker import baselines
+
+    sets = [[torch.ones(4), torch.ones(4)]]
+    functions, problems = baselines.baseline_functions(_reference, _oracle, sets, which=["eager", "oracle"])
+    assert list(functions) == ["eager", "oracle"] and functions["oracle"] is _oracle and problems == {}
+    functions, problems = baselines.baseline_functions(_reference, _oracle, sets, which=[])
+    assert functions == {} and problems == {}
+    # An earlier shape's compile failure is reported for torch.compile only when it is asked for.
+    functions, problems = baselines.baseline_functions(_reference, None, sets, which=["eager", "compile"],
+                                                       compile_problem="TimeoutError: slow")
+    assert list(functions) == ["eager"] and problems == {"compile": "TimeoutError: slow"}
+    _, problems = baselines.baseline_functions(_reference, None, sets, which=["eager"],
+                                               compile_problem="TimeoutError: slow")
+    assert problems == {}
+    # Nothing to time: no timing at all (it needs a GPU), and the reply says so.
+    assert baselines.time_baselines(_reference, _oracle, sets, which=[]) == {"cold_l2": True, "problems": {},
+                                                                              "timed": []}
+
+
+def test_a_subsets_cache_key_is_its_own_and_the_full_sets_key_is_unchanged():
+    from tritongym_worker import baselines, timing
+
+    args = ("machine", "files", "standard/vector-add", {"N": 4}, "float32", True)
+    before = hashlib.sha256(json.dumps(list(args) + [timing.METHOD], sort_keys=True).encode()).hexdigest()[:24]
+    assert baselines.baseline_key(*args) == before  # caches made before `baselines` existed still serve
+    assert baselines.baseline_key(*args, which=["oracle", "compile", "eager"]) == before
+    assert baselines.baseline_key(*args, which=["eager"]) != before
+    assert baselines.baseline_key(*args, which=["eager", "oracle"]) == baselines.baseline_key(*args, which=["oracle", "eager"])
+
+
+def test_an_entry_of_all_three_serves_a_subset_cut_down_to_it():
+    from tritongym_worker import baselines
+
+    full = {"cold_l2": True, "problems": {"compile": "TimeoutError: slow"}, "eager_us": 10.0,
+            "eager_spread_pct": 0.1, "eager_repetitions": 50, "oracle_us": 5.0, "oracle_spread_pct": 0.2,
+            "oracle_repetitions": 50}  # an entry from before "timed" was kept
+    cut = baselines.only(full, ["oracle"])
+    assert cut == {"cold_l2": True, "problems": {}, "oracle_us": 5.0, "oracle_spread_pct": 0.2,
+                   "oracle_repetitions": 50, "timed": ["oracle"]}
+    assert baselines.only(full, ["eager", "compile"])["problems"] == {"compile": "TimeoutError: slow"}
+    assert baselines.only(full, ["eager", "compile"])["timed"] == ["eager"]

@@ -8,6 +8,9 @@
 
 namespace tritongym::triton_executor {
 
+// What `baselines` may name: PyTorch eager (the reference), torch.compile of it, the task's oracle.
+inline constexpr const char* kBaselineNames[] = {"eager", "compile", "oracle"};
+
 struct TritonExecutorConfig {
   int64_t workers = 0;             // candidate workers; 0: automatic_workers() (cuda), up to 4 by CPU count (interpreter)
   int64_t recycle_after = 50;      // evaluations before a worker is replaced
@@ -28,6 +31,9 @@ struct TritonExecutorConfig {
   int64_t timing_input_sets = 4;   // input sets the timed calls rotate over (each re-checked afterwards)
   double timing_seconds = 0.4;     // GPU time to spend per shape and timed function
   double speed_of_light_margin = 0.7;  // flag a result faster than this fraction of the floor
+  // The baselines timed beside a candidate (kBaselineNames): `tasks check` times none, since a loop that
+  // torch.compile unrolls can take minutes. Each shape's speed-of-light floor is worked out either way.
+  std::vector<std::string> baselines{"eager", "compile", "oracle"};
   // A timing holds the children checking beside it on its GPU through the driver (their queued work done,
   // their CUDA calls waiting) rather than waiting for their checks to end (gpu_lock.hpp).
   bool suspend_checks = true;
@@ -65,6 +71,7 @@ struct TritonExecutorConfig {
         field("timing_input_sets", &TritonExecutorConfig::timing_input_sets),
         field("timing_seconds", &TritonExecutorConfig::timing_seconds),
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),
+        field("baselines", &TritonExecutorConfig::baselines),
         field("suspend_checks", &TritonExecutorConfig::suspend_checks),
         field("autotune_warmup_ms", &TritonExecutorConfig::autotune_warmup_ms),
         field("autotune_rep_ms", &TritonExecutorConfig::autotune_rep_ms),

@@ -1,9 +1,11 @@
 // The factory both Triton executor plugins share; each plugin passes its target and id.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 
 #include "triton_executor.hpp"
+#include "tritongym/sdk/did_you_mean.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
 namespace tritongym::triton_executor {
@@ -16,6 +18,14 @@ inline Result<std::unique_ptr<Executor>> create_executor(Target target, const Pl
   if (config->data_plane != "gpu" && config->data_plane != "files")
     return Status(StatusCode::invalid_config, "data_plane must be gpu or files, not '" + config->data_plane + "'",
                   "/data_plane");
+  for (size_t i = 0; i < config->baselines.size(); ++i) {
+    const std::string& name = config->baselines[i];
+    if (std::find(std::begin(kBaselineNames), std::end(kBaselineNames), name) == std::end(kBaselineNames))
+      return Status(StatusCode::invalid_config,
+                    "baselines: '" + name + "' is not a baseline (eager, compile or oracle)" +
+                        did_you_mean(name, {std::begin(kBaselineNames), std::end(kBaselineNames)}),
+                    "/baselines/" + std::to_string(i));
+  }
   if (!(config->reference_memory_fraction > 0 && config->reference_memory_fraction < 1))
     return Status(StatusCode::invalid_config, "reference_memory_fraction must lie between 0 and 1",
                   "/reference_memory_fraction");

@@ -114,8 +114,10 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
     for (const auto& set : shape.sets) sets.push_back(boost::json::value(plane.on() ? set.expected : set.inputs));
     requested.push_back({{"key", shape.shape}, {"dims", dims_json(shape.dims)}, {"dtype", shape.dtype}, {"sets", sets}});
   }
-  boost::json::object request{{"op", "baselines"}, {"task", task_json(task)}, {"shapes", requested},
-                              {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()}};
+  boost::json::array which(config_.baselines.begin(), config_.baselines.end());
+  boost::json::object request{{"op", "baselines"}, {"task", task_json(task)},     {"shapes", requested},
+                              {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()},
+                              {"baselines", which}};
   if (plane.on()) request["gpu"] = plane.gpu;
   if (cached_only) request["cached_only"] = true;
   auto reply = reference_request(

@@ -17,7 +17,7 @@ import json
 import math
 import os
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
@@ -27,6 +27,7 @@ from .inputs import DTYPES, evaluate_expression
 COPY_BYTES = 1 << 30  # 1 GiB each way: far above any L2
 MATMUL_SIZE = 8192
 COMPILE_SECONDS = 120.0  # torch.compile of a reference gets this long; Python loops are unrolled
+BASELINES = ("eager", "compile", "oracle")  # what an executor's `baselines` may name (executor_config.hpp)
 RETRY_SECONDS = 0.25  # how often a compile deadline that Python dropped is raised again
 
 
@@ -201,24 +202,62 @@ def compile_with_deadline(reference: Callable[..., Any], values: list[Any], seco
     return compiled
 
 
+def baseline_key(machine: str, files: str, task_id: str, dims: dict[str, Any], dtype: str, cold_l2: bool,
+                 which: Sequence[str] = BASELINES) -> str:
+    """The cache key of one shape's baselines. The full set keeps the key it had before `which` existed;
+    a subset names itself, so that its entry is never taken for the full set's."""
+    parts: list[Any] = [machine, files, task_id, dims, dtype, cold_l2, timing.METHOD]
+    chosen = sorted(set(which))
+    if chosen != sorted(BASELINES):
+        parts.append(chosen)
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def only(found: dict[str, Any], which: Sequence[str]) -> dict[str, Any]:
+    """A cached entry of more baselines, cut down to `which` (its numbers and its problems)."""
+    dropped = [name for name in BASELINES if name not in which]
+    kept = {key: value for key, value in found.items() if not any(key.startswith(name + "_") for name in dropped)}
+    kept["problems"] = {key: value for key, value in found.get("problems", {}).items() if key in which}
+    timed = found.get("timed", [name for name in BASELINES if f"{name}_us" in found])  # older entries
+    kept["timed"] = [name for name in timed if name in which]
+    return kept
+
+
+def baseline_functions(reference: Callable[..., Any], oracle: Callable[..., Any] | None,
+                       input_sets: list[list[Any]], which: Sequence[str] = BASELINES,
+                       compile_seconds: float = COMPILE_SECONDS,
+                       compile_problem: str = "") -> tuple[dict[str, Callable[..., Any]], dict[str, str]]:
+    """The functions to time, of `which`, in BASELINES order, and the problems of those that could not be
+    made. `compile_problem` (an earlier shape's compile failure) skips torch.compile."""
+    functions: dict[str, Callable[..., Any]] = {}
+    problems: dict[str, str] = {}
+    if "eager" in which:
+        functions["eager"] = reference
+    if "compile" in which:
+        if compile_problem:
+            problems["compile"] = compile_problem
+        else:
+            try:
+                functions["compile"] = compile_with_deadline(reference, input_sets[0], compile_seconds)
+            except Exception as error:  # a reference torch.compile cannot handle: reported, not fatal
+                problems["compile"] = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
+    if "oracle" in which and oracle is not None:
+        functions["oracle"] = oracle
+    return functions, problems
+
+
 def time_baselines(reference: Callable[..., Any], oracle: Callable[..., Any] | None,
                    input_sets: list[list[Any]], cold_l2: bool = True,
-                   compile_seconds: float = COMPILE_SECONDS, compile_problem: str = "") -> dict[str, Any]:
-    """Eager, torch.compile and the oracle, interleaved call by call over the same input sets.
-    `compile_problem` (an earlier shape's compile failure) skips torch.compile."""
-    functions: dict[str, Callable[..., Any]] = {"eager": reference}
-    problems: dict[str, str] = {}
-    if compile_problem:
-        problems["compile"] = compile_problem
-    else:
-        try:
-            functions["compile"] = compile_with_deadline(reference, input_sets[0], compile_seconds)
-        except Exception as error:  # a reference torch.compile cannot handle: reported, not fatal
-            problems["compile"] = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
-    if oracle is not None:
-        functions["oracle"] = oracle
+                   compile_seconds: float = COMPILE_SECONDS, compile_problem: str = "",
+                   which: Sequence[str] = BASELINES) -> dict[str, Any]:
+    """Those of eager, torch.compile and the oracle that `which` names, interleaved call by call over the
+    same input sets."""
+    functions, problems = baseline_functions(reference, oracle, input_sets, which, compile_seconds, compile_problem)
+    out: dict[str, Any] = {"cold_l2": cold_l2, "problems": problems, "timed": list(functions)}
+    if not functions:
+        return out
     session = timing.time_functions(functions, input_sets, l2_bytes=l2_bytes(), cold_l2=cold_l2)
-    out: dict[str, Any] = {"cold_l2": session.cold_l2, "problems": problems}
+    out["cold_l2"] = session.cold_l2
     for name, times in session.calls.items():
         summary = times.summary()
         out[f"{name}_us"] = summary["median_us"]

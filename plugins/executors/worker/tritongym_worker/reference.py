@@ -130,28 +130,32 @@ class ReferenceRole:
         return {"ok": True, "ceilings": found, "cached": found is not None}
 
     def baselines(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Eager, torch.compile and oracle times per shape, on the candidate's input sets (cached per
-        machine, task files, shape and dtype), and each shape's speed-of-light floor. With `cached_only`,
-        times none: the reply says `missing` (the first shape not in the cache) instead."""
-        from . import baselines, timing
+        """Eager, torch.compile and oracle times per shape (those the request's `baselines` names: all three
+        by default), on the candidate's input sets (cached per machine, task files, shape and dtype), and
+        each shape's speed-of-light floor. With `cached_only`, times none: the reply says `missing` (the
+        first shape not in the cache) instead."""
+        from . import baselines
 
         task, ceilings = request["task"], request["ceilings"]
         cache = baselines.Cache(os.path.join(request["cache_dir"], "baselines"))
         files = baselines.file_digest(task["reference_path"], task.get("oracle_path", ""))
         machine = baselines.machine_key()
         reference = self._reference_module(task["reference_path"]).reference
+        which = [name for name in baselines.BASELINES if name in request.get("baselines", baselines.BASELINES)]
         oracle = None
-        if task.get("oracle_path"):
+        if task.get("oracle_path") and "oracle" in which:
             if task["oracle_path"] not in self._modules:
                 self._modules[task["oracle_path"]] = baselines._load_module(task["oracle_path"], f"oracle_{len(self._modules)}")
             oracle = getattr(self._modules[task["oracle_path"]], task["entry"], None)
         timeout_key = "compile-timeout-" + hashlib.sha256(json.dumps([machine, files, task["id"]]).encode()).hexdigest()[:24]
         shapes = []
         for shape in request["shapes"]:
-            key = hashlib.sha256(json.dumps([machine, files, task["id"], shape["dims"], shape["dtype"],
-                                             request.get("cold_l2", True), timing.METHOD],
-                                            sort_keys=True).encode()).hexdigest()[:24]
-            found = cache.get(key)
+            cold_l2 = request.get("cold_l2", True)
+            key = baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"], cold_l2, which)
+            found = cache.get(key) if which else {"cold_l2": cold_l2, "problems": {}, "timed": []}
+            if found is None and len(which) < len(baselines.BASELINES):  # the full set's entry serves a subset
+                full = cache.get(baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"], cold_l2))
+                found = baselines.only(full, which) if full is not None else None
             if found is None and request.get("cached_only"):
                 # The host asks first without the GPU to itself, and takes it alone only to time some.
                 return {"ok": True, "missing": shape["key"]}
@@ -166,7 +170,7 @@ class ReferenceRole:
                     found = baselines.time_baselines(
                         reference, oracle, sets, cold_l2=request.get("cold_l2", True),
                         compile_seconds=float(request.get("compile_seconds", baselines.COMPILE_SECONDS)),
-                        compile_problem=cache.get(timeout_key) or "")
+                        compile_problem=cache.get(timeout_key) or "", which=which)
                 del sets
                 problem = found.get("problems", {}).get("compile", "")
                 if problem.startswith("TimeoutError"):  # the next shape would unroll the same loops
