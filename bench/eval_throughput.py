@@ -9,6 +9,9 @@ least 5x more candidates per minute through the warm pool, with identical verdic
                          '{"suspend_checks": false}' or '{"workers": 6}': compared against the same cold path)
         [--ready-pool IDLE_S]  (a further pass through a pool started, and idle IDLE_S, before the candidates
                          came: `tritongym eval --batch -`, timed from the candidates' arrival)
+        [--order-pairs N]  (N further pairs of steady-state passes, one with the batch in the lines' order
+                         (`eval --batch --in-order`), one with the candidates that autotune first: what that
+                         order gains, with the two alternating so that drifts hit both alike)
         [--data-plane gpu|files]  (triton-cuda's transport between the workers, to compare the two in one call)
         [--cold-cache pass|candidate]  (the cold path's Triton cache: one per pass, the default, or one per process)
         [--cold-also pass|candidate]   (the cold path once more with the other cache, in the same call)
@@ -39,6 +42,7 @@ import importlib.util
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,7 +86,7 @@ def candidates(tasks: dict) -> list[tuple[str, str]]:
 
 
 def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str = "",
-         extra: dict | None = None) -> tuple[float, list[dict]]:
+         extra: dict | None = None, in_order: bool = False) -> tuple[float, list[dict]]:
     executor, stage = (("tritongym.executor.triton-cuda", "benchmark") if device == "cuda"
                        else ("tritongym.executor.triton-interpreter", "test"))
     started = time.perf_counter()
@@ -90,8 +94,8 @@ def warm(tritongym: str, batch: str, device: str, workers: int, data_plane: str 
     # workers judge candidates at once: their checks overlap, and each is timed with the GPU to itself.
     config = json.dumps({"timing_seconds": 0.1, **({"workers": workers} if workers else {}),
                          **({"data_plane": data_plane} if data_plane and device == "cuda" else {}), **(extra or {})})
-    done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, "--stage", stage,
-                           "--seeds", "1", "--executor", executor, "--executor-config", config],
+    done = subprocess.run([tritongym, "--log-level", "warn", "eval", "--batch", batch, *(["--in-order"] if in_order else []),
+                           "--stage", stage, "--seeds", "1", "--executor", executor, "--executor-config", config],
                           capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
@@ -284,6 +288,23 @@ def ready_pool_lines(measured: dict, steady: list[dict], cold_s: float, n: int) 
             f"same verdicts as the steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}"]
 
 
+def order_pair_lines(measured: dict, steady: list[dict], n: int) -> list[str]:
+    """The pairs of steady-state passes in the two batch orders (--order-pairs), side by side."""
+    pairs = measured.get("order_pairs", [])
+    if not pairs:
+        return []
+    lines_order = [pair["in_order_s"] for pair in pairs]
+    first_order = [pair["autotuners_first_s"] for pair in pairs]
+    same = min(sum(a["verdict"] == b["verdict"] for a, b in zip(pair[key], steady))
+               for pair in pairs for key in ("in_order", "autotuners_first"))
+    listed = lambda values: ", ".join(f"{value:.1f}" for value in values)  # noqa: E731
+    return [f"batch order, {len(pairs)} pair(s) of steady-state passes, alternating: the lines' order (`--in-order`) "
+            f"median {statistics.median(lines_order):.1f} s ({listed(lines_order)}); autotuners first median "
+            f"{statistics.median(first_order):.1f} s ({listed(first_order)}); autotuners first / lines' order "
+            f"{statistics.median(first_order) / statistics.median(lines_order):.3f}; the fewest verdicts of a pass the "
+            f"same as the steady state's: {same} of {n}"]
+
+
 def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[str, bool]:
     """The markdown table of one measurement: {first_s, first, steady_s?, steady?, cold_s, cold}. Without the
     steady-state pass (a bench stopped at its time limit after the first), the first pass stands in for the
@@ -326,6 +347,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                if has_steady and measured.get("cold_also") else []),
              *variant_lines(measured, steady, cold_s, n),
              *ready_pool_lines(measured, steady, cold_s, n),
+             *order_pair_lines(measured, steady, n),
              *utilisation_lines(measured),
              *autotune_lines(steady, cold_results),
              *(autotune_lines(cold_results, measured["cold_also"]["cold"],
@@ -356,6 +378,8 @@ def main() -> int:
     parser.add_argument("--ready-pool", type=float, default=None, metavar="IDLE_S",
                         help="a further pass through a pool started before the candidates came (`eval --batch -`), "
                              "idle this many seconds once ready")
+    parser.add_argument("--order-pairs", type=int, default=0, metavar="N",
+                        help="N further pairs of steady-state passes: the batch in the lines' order, then autotuners first")
     parser.add_argument("--data-plane", choices=["gpu", "files"], default="",
                         help="triton-cuda's data plane for the warm pool (default: the executor's, gpu)")
     parser.add_argument("--cold-cache", choices=["pass", "candidate"], default="pass",
@@ -429,8 +453,8 @@ def main() -> int:
             if args.only in (None, "warm"):
                 with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as batch:
                     batch.write("".join(f"{task} {path}\n" for task, path in chosen))
-                pool = lambda extra=None: warm(args.tritongym, batch.name, device, args.workers,  # noqa: E731
-                                               args.data_plane, extra)
+                pool = lambda extra=None, in_order=False: warm(args.tritongym, batch.name, device,  # noqa: E731
+                                                               args.workers, args.data_plane, extra, in_order)
                 measured["first_s"], first = sampled("first pass", pool)
                 measured["first"] = aligned(chosen, first)
                 print(f"warm pool, first pass: {sum(r['verdict'] != 'no_result' for r in measured['first'])} verdicts in {measured['first_s']:.1f} s{ended()}", flush=True)
@@ -452,6 +476,15 @@ def main() -> int:
                     measured["ready_pool"] = {"idle_s": args.ready_pool, "seconds": seconds,
                                               "results": aligned(chosen, results)}
                     print(f"warm pool, started before the candidates came: {seconds:.1f} s{ended()}", flush=True)
+                    save()
+                for pair in range(args.order_pairs):
+                    entry = {}
+                    for key, in_order in (("in_order", True), ("autotuners_first", False)):
+                        seconds, results = sampled(f"steady state, {key} {pair + 1}", lambda: pool(None, in_order))
+                        entry[f"{key}_s"], entry[key] = seconds, aligned(chosen, results)
+                    measured.setdefault("order_pairs", []).append(entry)
+                    print(f"batch order, pair {pair + 1}: lines' order {entry['in_order_s']:.1f} s, autotuners first "
+                          f"{entry['autotuners_first_s']:.1f} s{ended()}", flush=True)
                     save()
             if args.only in (None, "cold"):
                 measured["cold_cache"] = args.cold_cache

@@ -7,7 +7,8 @@
 #   scripts/device-check.sh run      (on the GPU machine; `run` tool with carry: [build/device-bundle])
 #
 # `run` prints the machine, `tritongym doctor`, every test binary's result (the gpu-labelled tests
-# included) and a summary table last; full logs go to $OUT (or ./device-logs). Switches:
+# included) and a summary table last; full logs go to $OUT (or ./device-logs), packed at the end into
+# device-logs.tgz beside summary.txt, doctor.txt and the benches' *.md (DEVICE_PACK=0: left as they are). Switches:
 #   DEVICE_GTEST_FILTER=... the gpu tests to run (gtest filter). The whole gpu_tests binary does not fit in one
 #                          10-minute call: EveryShippedOraclePasses alone ran past 9 minutes on 2026-12-01.
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
@@ -19,6 +20,8 @@
 #   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top; several
 #                          are separated by '|': '{"workers": 6}|{"workers": 8}'
 #   DEVICE_THROUGHPUT_PLANE=gpu|files  the warm pool's data plane (default: the executor's, gpu)
+#   DEVICE_THROUGHPUT_ORDER_PAIRS=N  N further pairs of steady-state passes: the batch in its lines' order, then
+#                          autotuners first (what that order gains)
 #   DEVICE_THROUGHPUT_READY_POOL=IDLE_S  a further pass through a pool started, and idle IDLE_S, before the
 #                          candidates came (`eval --batch -`)
 #   DEVICE_THROUGHPUT_COLD_ALSO=candidate|pass  the cold path a second time, with that Triton cache
@@ -106,7 +109,7 @@ lanes() {
       for word in $spec; do [[ $word == DEVICE_LANE_DEADLINE=* ]] && deadline=${word#*=}; done
       [[ -n $deadline ]] && limit=(timeout -k 15 $((deadline - $(date +%s))))
       # shellcheck disable=SC2086  # a lane's spec is VAR=value words
-      "${limit[@]}" env TG_BUNDLE="$BUNDLE" $spec CUDA_VISIBLE_DEVICES=$lane OUT="/tmp/lane-$lane" DEVICE_NATIVE_BUILT=1 bash "$0" run \
+      "${limit[@]}" env TG_BUNDLE="$BUNDLE" $spec CUDA_VISIBLE_DEVICES=$lane OUT="/tmp/lane-$lane" DEVICE_NATIVE_BUILT=1 DEVICE_PACK=0 bash "$0" run \
         > "$final/lane-$lane.txt" 2>&1 || status=$?
       echo "lane $lane ($spec) exited $status" >> "$final/lane-$lane.txt"
       tar czf "$final/lane-$lane.tgz" -C /tmp "lane-$lane"
@@ -209,7 +212,7 @@ run() {
       for variant in "${given[@]}"; do variants+=(--variant "$variant"); done
     fi
     timeout "${DEVICE_THROUGHPUT_SECONDS:-400}" "$TRITONGYM_PYTHON" bench/eval_throughput.py --tritongym "$tg" \
-      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} "${variants[@]}" ${DEVICE_THROUGHPUT_COLD_ALSO:+--cold-also "$DEVICE_THROUGHPUT_COLD_ALSO"} ${DEVICE_THROUGHPUT_READY_POOL:+--ready-pool "$DEVICE_THROUGHPUT_READY_POOL"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
+      --workers "${DEVICE_THROUGHPUT_WORKERS:-0}" ${DEVICE_THROUGHPUT_PLANE:+--data-plane "$DEVICE_THROUGHPUT_PLANE"} "${variants[@]}" ${DEVICE_THROUGHPUT_COLD_ALSO:+--cold-also "$DEVICE_THROUGHPUT_COLD_ALSO"} ${DEVICE_THROUGHPUT_READY_POOL:+--ready-pool "$DEVICE_THROUGHPUT_READY_POOL"} ${DEVICE_THROUGHPUT_ORDER_PAIRS:+--order-pairs "$DEVICE_THROUGHPUT_ORDER_PAIRS"} --tasks-json /tmp/tasks.json --out "$out/eval-throughput.md" --save "$out/throughput-both.json" \
       > "$out/eval-throughput.log" 2>&1 || true
     head -12 "$out/eval-throughput.log"
   elif [[ ${DEVICE_THROUGHPUT:-0} == warm || ${DEVICE_THROUGHPUT:-0} == cold ]]; then
@@ -240,6 +243,14 @@ run() {
   fi
   echo "== summary"
   printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+  # At most 8 files come back from the GPU machine (its README): everything goes into one archive (the caches
+  # but the fork servers' Triton cache), with the summary, `doctor` and the benches' reports beside it.
+  if [[ ${DEVICE_PACK:-1} == 1 ]]; then
+    local packed=/tmp/device-logs-$$.tgz
+    tar czf "$packed" -C "$out" --exclude=./cache/tritongym/triton-fork-servers . \
+      && find "$out" -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name doctor.txt ! -name '*.md' -exec rm -rf {} + \
+      && mv "$packed" "$out/device-logs.tgz" && echo "(the rest is in device-logs.tgz: tar xzf it)"
+  fi
   return $failed
 }
 

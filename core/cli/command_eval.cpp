@@ -62,6 +62,7 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
       "batch", po::value<std::string>(),
       "a file of 'TASK_ID PATH' lines judged by one warm executor, one JSON line each in their order; '-': lines "
       "read from stdin as they come, for as long as it is open")(
+      "in-order", "with --batch: start the candidates in the lines' order (default: those that autotune first)")(
       "executor", po::value<std::string>()->default_value("auto"), "executor id, or auto")(
       "executor-config", po::value<std::string>()->default_value("{}"),
       "the executor's config as JSON, e.g. '{\"timing_seconds\": 0.1}' (keys: its plugin.yaml)")(
@@ -72,7 +73,7 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
       "root", po::value<std::string>(), "suites folder (default: <project>/tasks)")("json", "print the result as JSON");
   int exit_code = kExitOk;
   std::string usage =
-      "tritongym eval (--task ID --code FILE | --batch FILE|-) [--executor ID|auto] "
+      "tritongym eval (--task ID --code FILE | --batch FILE|- [--in-order]) [--executor ID|auto] "
       "[--stage compile|test|benchmark|profile|final] [--json]";
   auto values = parse_arguments(usage, options, {}, arguments, exit_code);
   if (!values) return exit_code;
@@ -119,7 +120,8 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   JudgeOptions judging{*stage, (*values)["seeds"].as<int64_t>(), (*values)["timeout"].as<double>()};
   if (batch)
-    return evaluate_batch(context, registry, *choice->executor, tasks, (*values)["batch"].as<std::string>(), judging);
+    return evaluate_batch(context, registry, *choice->executor, tasks, (*values)["batch"].as<std::string>(), judging,
+                          values->count("in-order") ? BatchOrder::lines : BatchOrder::autotuners_first);
 
   auto result = judge(context, registry, *choice->executor, *task, *code, judging);
   if (!result) {

@@ -68,14 +68,15 @@ std::optional<Item> parse_line(const std::string& text, int number, const std::s
   return item;
 }
 
-// The next item a free slot starts: the first waiting one whose code autotunes, else the first waiting one.
-// Longest first: an autotuner benchmarks every config at every key, taking several times as long as the
-// rest, and one started last ends the batch long after the others. Results are printed in line order all
-// the same. `first` is the first item not taken yet.
-Item* pick(std::deque<Item>& items, size_t& first) {
+// The next item a free slot starts: the first waiting one whose code autotunes, else the first waiting one
+// (with BatchOrder::lines, the first waiting one). Longest first: an autotuner benchmarks every config at
+// every key, taking several times as long as the rest, and one started last ends the batch long after the
+// others. Results are printed in line order all the same. `first` is the first item not taken yet.
+Item* pick(std::deque<Item>& items, size_t& first, BatchOrder order) {
   while (first < items.size() && items[first].taken) ++first;
-  for (size_t i = first; i < items.size(); ++i)
-    if (!items[i].taken && items[i].autotunes) return &items[i];
+  if (order == BatchOrder::autotuners_first)
+    for (size_t i = first; i < items.size(); ++i)
+      if (!items[i].taken && items[i].autotunes) return &items[i];
   for (size_t i = first; i < items.size(); ++i)
     if (!items[i].taken) return &items[i];
   return nullptr;
@@ -138,7 +139,7 @@ boost::json::object judged_json(const Item& item) {
 }  // namespace
 
 int evaluate_batch(const CliContext& context, plugins::Registry& registry, Executor& executor, TaskFinder& tasks,
-                   const std::string& source, const JudgeOptions& options) {
+                   const std::string& source, const JudgeOptions& options, BatchOrder order) {
   const bool streaming = source == "-";
   std::deque<Item> items;  // a deque: the workers hold references to items while the reader appends
   if (!streaming) {
@@ -197,8 +198,8 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       Item* item = nullptr;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return failed || closed || pick(items, first_waiting) != nullptr; });
-        item = failed ? nullptr : pick(items, first_waiting);
+        changed.wait(lock, [&] { return failed || closed || pick(items, first_waiting, order) != nullptr; });
+        item = failed ? nullptr : pick(items, first_waiting, order);
         if (!item) return;  // a failure, or closed with every item taken
         item->taken = true;
       }

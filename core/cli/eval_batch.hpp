@@ -12,7 +12,13 @@
 
 namespace tritongym::cli {
 
+// The order in which free slots start the waiting candidates: the candidates that autotune first (they take
+// longest), or the lines' own (`--in-order`, to measure what the first order gains). Results keep the lines'
+// order either way.
+enum class BatchOrder { autotuners_first, lines };
+
 int evaluate_batch(const CliContext& context, plugins::Registry& registry, Executor& executor, TaskFinder& tasks,
-                   const std::string& source, const JudgeOptions& options);
+                   const std::string& source, const JudgeOptions& options,
+                   BatchOrder order = BatchOrder::autotuners_first);
 
 }  // namespace tritongym::cli

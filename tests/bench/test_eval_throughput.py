@@ -112,3 +112,26 @@ def test_a_ready_pool_is_given_the_candidates_once_it_says_it_is_ready():
                                              results, cold_s=4 * seconds, n=2)
     assert lines[0].startswith("through a pool started before the candidates came (`eval --batch -`, ready after ")
     assert "4.00x the cold path; same verdicts as the steady state: 2 of 2" in lines[0]
+
+
+@pytest.mark.skipif(not os.environ.get("TRITONGYM_CLI"), reason="TRITONGYM_CLI (the built tritongym) is not set")
+def test_the_two_batch_orders_start_the_candidates_each_its_way_and_are_laid_out_side_by_side(tmp_path):
+    import eval_throughput
+
+    fixtures = os.path.join(eval_throughput.ROOT, "tests", "fixtures", "candidates", "vector-add")
+    chosen = [("standard/vector-add", os.path.join(fixtures, "correct.py")),
+              ("standard/vector-add", os.path.join(fixtures, "autotuned.py"))]
+    batch = tmp_path / "batch.txt"
+    batch.write_text("".join(f"{task} {path}\n" for task, path in chosen))
+    pair = {}
+    for key, in_order in (("in_order", True), ("autotuners_first", False)):
+        seconds, results = eval_throughput.warm(os.environ["TRITONGYM_CLI"], str(batch), "cpu", 1, in_order=in_order)
+        pair[f"{key}_s"], pair[key] = seconds, eval_throughput.aligned(chosen, results)
+        assert [r["verdict"] for r in pair[key]] == ["passed", "passed"], results
+    started = {key: [r["started_s"] for r in pair[key]] for key in ("in_order", "autotuners_first")}
+    assert started["in_order"][0] < started["in_order"][1]  # one slot: the lines' order
+    assert started["autotuners_first"][1] < started["autotuners_first"][0]  # the autotuned one first
+    lines = eval_throughput.order_pair_lines({"order_pairs": [pair]}, pair["autotuners_first"], 2)
+    assert lines[0].startswith("batch order, 1 pair(s) of steady-state passes, alternating: the lines' order "
+                               f"(`--in-order`) median {pair['in_order_s']:.1f} s"), lines
+    assert lines[0].endswith("the same as the steady state's: 2 of 2"), lines

@@ -378,6 +378,24 @@ TEST(Cli, EvalBatchStartsTheCandidatesThatAutotuneFirst) {
   EXPECT_GE(correct, autotuned + lines[2].at("host_seconds").as_double() - 0.05);
 }
 
+TEST(Cli, EvalBatchInOrderStartsTheCandidatesInTheLinesOrder) {
+  // --in-order: the order of before, to measure against (bench/eval_throughput.py --in-order-also).
+  TemporaryDirectory dir;
+  std::string fixtures = source_dir() + "/tests/fixtures/candidates/vector-add/";
+  std::string batch = dir.write("batch.txt", "standard/vector-add " + fixtures + "correct.py\nstandard/vector-add " +
+                                                 fixtures + "autotuned.py\n");
+  auto result = run_cli({"eval", "--batch", batch, "--in-order", "--executor", "tritongym.executor.triton-interpreter",
+                         "--seeds", "1", "--executor-config", R"({"workers": 1})"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::vector<boost::json::object> lines;
+  std::istringstream out(result.stdout_text);
+  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  ASSERT_EQ(lines.size(), 2u) << result.stdout_text;
+  EXPECT_EQ(lines[1].at("verdict"), "passed") << boost::json::serialize(lines[1]);
+  EXPECT_LT(lines[0].at("started_s").as_double(), lines[1].at("started_s").as_double());
+  EXPECT_GE(lines[1].at("started_s").as_double(), lines[0].at("host_seconds").as_double() - 0.05);
+}
+
 TEST(Cli, EvalBatchFromStdinJudgesEachLineAsItComes) {
   // The CLI's stdin and stdout are the child's request and reply pipes: a caller that keeps one process, and its
   // warm workers, for candidates it sends over time.
