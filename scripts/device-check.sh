@@ -12,6 +12,8 @@
 #   DEVICE_GTEST_FILTER=... the gpu tests to run (gtest filter). The whole gpu_tests binary does not fit in one
 #                          10-minute call: EveryShippedOraclePasses alone ran past 9 minutes on 2026-12-01.
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
+#   DEVICE_TASKS_SECONDS=420  when `tasks check` is stopped (what it checked by then is kept)
+#   DEVICE_SUITE_SECONDS=480  when a test binary is stopped (its log keeps the tests that ended)
 #   DEVICE_TASKS_ARGS="--split standard"  part of the oracle sweep (task ids or a split): the whole of it, like
 #                          EveryShippedOraclePasses, takes more than one call
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
@@ -33,7 +35,7 @@
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
 #                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
 #                          before DEVICE_LANE_DEADLINE: running episodes get the grace to finish;
-#                          its folder is $OUT/oracle-run/shard-I-of-N.
+#                          its folder is $OUT/oracle-run/shard-I-of-N (in device-logs.tgz).
 #                          A carried device-state/oracle-run/shard-I-of-N is resumed instead (`tritongym
 #                          resume`); join the finished shards here with `tritongym merge`.
 #
@@ -174,15 +176,23 @@ run() {
   if [[ ${DEVICE_TASKS:-1} == 1 ]]; then
   echo "== tritongym tasks check on the GPU (every oracle, every visible and held-out shape)"
   # shellcheck disable=SC2086  # DEVICE_TASKS_ARGS: words for `tasks check` (ids, --split SPLIT)
-  "$tg" --log-level warn tasks check ${DEVICE_TASKS_ARGS:-} --executor tritongym.executor.triton-cuda > "$out/tasks-check.txt" 2>&1 \
+  # Stopped after DEVICE_TASKS_SECONDS (Ctrl-C, then a kill), so that the call still packs its logs; the
+  # tasks checked by then are on record (one line each, as each ends).
+  timeout -s INT -k 15 "${DEVICE_TASKS_SECONDS:-420}" "$tg" --log-level warn tasks check ${DEVICE_TASKS_ARGS:-} \
+    --executor tritongym.executor.triton-cuda > "$out/tasks-check.txt" 2>&1 \
     && tasks_status=ok || { tasks_status=FAILED; failed=1; }
-  grep -vE "^\S+\s+ok\s" "$out/tasks-check.txt" | tail -15
+  grep -vE "^\S+\s+ok\s|^tasks check: [0-9]+ of [0-9]+ \S+ ok in " "$out/tasks-check.txt" | tail -15
   summary+=("$(printf '%-26s %-7s %s' "tasks check (cuda)" "$tasks_status" "$(tail -1 "$out/tasks-check.txt")")")
   fi
   for suite in ${DEVICE_SUITES-gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests}; do
     local filter=()
     [[ $suite == gpu_tests && -n ${DEVICE_GTEST_FILTER:-} ]] && filter=(--gtest_filter="$DEVICE_GTEST_FILTER")
-    if "$BUNDLE/bin/$suite" "${filter[@]}" > "$out/$suite.log" 2>&1; then status=ok; else status=FAILED; failed=1; fi
+    # A binary past DEVICE_SUITE_SECONDS is stopped (its log says how far it got) and the call goes on to pack.
+    if timeout -k 15 "${DEVICE_SUITE_SECONDS:-480}" "$BUNDLE/bin/$suite" "${filter[@]}" > "$out/$suite.log" 2>&1; then
+      status=ok
+    else
+      status=FAILED; failed=1
+    fi
     local passed skipped
     passed=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$out/$suite.log" || echo 0)
     skipped=$(grep -oP '\[  SKIPPED \] \K[0-9]+(?= test)' "$out/$suite.log" || echo 0)

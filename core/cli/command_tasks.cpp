@@ -87,12 +87,19 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
   bool interpreter = choice->id == environment::kInterpreterExecutor;
   boost::json::array results;
   std::vector<std::vector<std::string>> rows;
-  size_t failed = 0, skipped = 0;
+  size_t failed = 0, skipped = 0, done = 0;
+  // Each task's line on stderr as soon as it is checked: a sweep stopped partway (a time limit, Ctrl-C) keeps
+  // what it found, where the table on stdout comes only at the end.
+  auto progress = [&](const TaskSpec& task, const std::string& status, const std::string& seconds) {
+    std::cerr << "tasks check: " << ++done << " of " << tasks.size() << " " << task.id << " " << status
+              << (seconds.empty() ? "" : " in " + seconds + " s") << std::endl;
+  };
   for (const auto& task : tasks) {
     if (interpreter && task.dsl == "gluon") {  // Gluon has no interpreter: its tasks are checked on a GPU
       ++skipped;
       rows.push_back({task.id, "skipped", "-", "Gluon has no interpreter; checked on a GPU executor"});
       results.push_back({{"task", task.id}, {"status", "skipped"}, {"reason", "Gluon has no interpreter"}});
+      progress(task, "skipped", "");
       continue;
     }
     spdlog::info("checking {}", task.id);
@@ -109,6 +116,7 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
     results.push_back({{"task", task.id}, {"status", result.passed ? "ok" : "failed"}, {"problems", list},
                        {"oracle_verdict", result.oracle_verdict}, {"shapes", result.shapes_checked},
                        {"seconds", result.seconds}});
+    progress(task, result.passed ? "ok" : "FAILED: " + problems, seconds.str());
   }
   if (json) {
     print_json(std::cout, boost::json::object{{"executor", choice->id}, {"tasks", results}});

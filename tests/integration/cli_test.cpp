@@ -472,6 +472,8 @@ TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
   auto good = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter"});
   EXPECT_EQ(good.exit_code, 0) << good.stdout_text << good.stderr_text;
   EXPECT_NE(good.stdout_text.find("1 passed, 0 failed"), std::string::npos) << good.stdout_text;
+  // Each task's line on stderr as it is checked, so that a sweep stopped partway keeps what it found.
+  EXPECT_NE(good.stderr_text.find("tasks check: 1 of 1 standard/vector-add ok in "), std::string::npos) << good.stderr_text;
   auto bad = run_cli({"tasks", "check", "--json", "--root", source_dir() + "/tests/fixtures/degenerate-suites",
                       "--executor", "tritongym.executor.triton-interpreter"});
   EXPECT_EQ(bad.exit_code, 1);
@@ -482,6 +484,7 @@ TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
   EXPECT_NE(problems["degenerate/tiny-output"].find("within tolerance of zero"), std::string::npos);
   EXPECT_NE(problems["degenerate/ignores-input"].find("same for different random inputs"), std::string::npos);
   EXPECT_NE(problems["degenerate/ignores-input"].find("does not vary along axis [1]"), std::string::npos);
+  EXPECT_NE(bad.stderr_text.find("degenerate/tiny-output FAILED: degenerate: "), std::string::npos) << bad.stderr_text;
 }
 
 TEST(Cli, BadLogLevelIsAUsageError) {
