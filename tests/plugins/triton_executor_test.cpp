@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -158,8 +159,9 @@ TEST_F(TritonExecutorTest, EveryShippedOraclePasses) {
     EXPECT_VERDICT(*result, Verdict::passed);
     EXPECT_FALSE(result->shapes.empty());
     for (const auto& shape : result->shapes) EXPECT_TRUE(shape.passed) << shape.shape << " " << shape.first_mismatch;
-    if (kCuda) {  // on a GPU the final score covers the visible and the held-out shapes, each timed
-      EXPECT_EQ(result->shapes.size(), task.visible_shapes.size() + task.held_out_shapes.size());
+    if (kCuda) {  // on a GPU the final score covers the visible and the held-out shapes in every dtype, each timed
+      const size_t dtypes = std::max<size_t>(task.dtypes.size(), 1);
+      EXPECT_EQ(result->shapes.size(), (task.visible_shapes.size() + task.held_out_shapes.size()) * dtypes);
       for (const auto& shape : result->shapes) {
         ASSERT_TRUE(shape.timing) << shape.shape;
         EXPECT_FALSE(shape.timing->eager_us || shape.timing->compile_us || shape.timing->oracle_us) << shape.shape;
