@@ -10,7 +10,7 @@
 # included) and a summary table last; full logs go to $OUT (or ./device-logs), packed at the end into
 # device-logs.tgz beside summary.txt, doctor.txt and the benches' *.md (DEVICE_PACK=0: left as they are). Switches:
 #   DEVICE_GTEST_FILTER=... the gpu tests to run (gtest filter). The whole gpu_tests binary does not fit in one
-#                          10-minute call: EveryShippedOraclePasses alone ran past 9 minutes on 2026-12-01.
+#                          10-minute call: EveryShippedOraclePasses alone took 274 s (2026-12-01, no baselines timed).
 #   DEVICE_TASKS=0         skip `tasks check` on the GPU       DEVICE_FIXTURES=1  fixture evals
 #   DEVICE_TASKS_SECONDS=420  when `tasks check` is stopped (what it checked by then is kept)
 #   DEVICE_SUITE_SECONDS=480  when a test binary is stopped (its log keeps the tests that ended)
