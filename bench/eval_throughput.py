@@ -261,6 +261,16 @@ def utilisation_lines(measured: dict) -> list[str]:
     return [f"GPU utilisation (nvidia-smi's utilization.gpu, sampled every 100 ms): {', '.join(said)}"] if said else []
 
 
+def cases_made(results: list[dict]) -> str:
+    """How many cases the reference worker made when their evaluation came, and how many the evaluations found
+    made (ahead of them, Executor::expect, or by an earlier evaluation): the record's `cases_prepared`."""
+    counts = [result["cases_prepared"] for result in results if isinstance(result.get("cases_prepared"), dict)]
+    if not counts:
+        return ""
+    made, found = sum(c.get("made", 0) for c in counts), sum(c.get("found", 0) for c in counts)
+    return f"; cases made when their evaluation came {made}, found made {found}"
+
+
 def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> list[str]:
     """The further steady-state passes (--variant), each against the same cold path."""
     lines = []
@@ -271,7 +281,7 @@ def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> 
                      f"{60.0 * n / seconds:.1f} candidates/min, {cold_s / seconds:.2f}x the cold path"
                      + (f" ({start:.1f} s of it starting the workers)" if start is not None else "")
                      + f"; same verdicts as the steady state above: "
-                     f"{sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}")
+                     f"{sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}" + cases_made(results))
     return lines
 
 
@@ -285,7 +295,8 @@ def ready_pool_lines(measured: dict, steady: list[dict], cold_s: float, n: int) 
     return [f"through a pool started before the candidates came (`eval --batch -`, ready after "
             + (f"{start:.1f} s" if start is not None else "an unknown time") + f", then idle {ready['idle_s']:g} s): "
             f"{seconds:.1f} s, {60.0 * n / seconds:.1f} candidates/min, {cold_s / seconds:.2f}x the cold path; "
-            f"same verdicts as the steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}"]
+            f"same verdicts as the steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(results, steady))} of {n}"
+            + cases_made(results)]
 
 
 def order_pair_lines(measured: dict, steady: list[dict], n: int) -> list[str]:
@@ -355,7 +366,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                               "first", "second") if measured.get("cold_also") else []),
              f"identical verdicts: {same} of {n}" + (
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
-                 if has_steady else " (the warm pool's first pass against the cold path)"), "",
+                 if has_steady else " (the warm pool's first pass against the cold path)") + cases_made(steady), "",
              *where_time_went(steady),
              "steady state, per candidate (s):", "", *per_candidate(chosen, steady),
              "| task | candidate | warm verdict | cold verdict | warm s | cold s | same |", "|---|---|---|---|---|---|---|",

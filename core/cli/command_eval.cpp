@@ -108,15 +108,7 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
   auto choice = environment::choose_executor(registry, (*values)["executor"].as<std::string>(), [&](const std::string& id) {
     return plugin_context(context, registry, id, executor_config, "--executor-config");
   });
-  if (!choice) {
-    const Status& status = choice.status();
-    if (status.code() == StatusCode::invalid_config) {
-      print_error(Status(status.code(), status.message(), "--executor-config " + status.location()));
-      return kExitConfigError;
-    }
-    print_error(status);
-    return status.code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
-  }
+  if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   JudgeOptions judging{*stage, (*values)["seeds"].as<int64_t>(), (*values)["timeout"].as<double>()};
   if (batch)

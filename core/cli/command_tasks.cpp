@@ -70,19 +70,25 @@ int show(const TaskSpec& task, bool json) {
 }
 
 int check(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
-          const std::string& executor_id, bool json) {
+          const std::string& executor_id, const std::string& executor_config, bool json) {
+  boost::system::error_code error;
+  boost::json::value given = boost::json::parse(executor_config, error);
+  if (error || !given.is_object()) {
+    print_error(Status(StatusCode::invalid_config, "--executor-config must be a JSON object, not '" + executor_config + "'"));
+    return kExitConfigError;
+  }
   // The check judges each oracle and times it (its flags are part of passing), but times no baselines where
-  // the executor lets it choose: torch.compile of a reference that loops took up to 295 s a task on the H200.
+  // the executor lets it choose (unless --executor-config says otherwise): torch.compile of a reference that
+  // loops took up to 295 s a task on the H200.
   auto choice = environment::choose_executor(registry, executor_id, [&](const std::string& id) {
     const auto* origin = registry.origin(id);
     bool chooses = origin && std::any_of(origin->manifest.config.begin(), origin->manifest.config.end(),
                                          [](const plugins::ConfigFieldDoc& field) { return field.name == "baselines"; });
-    return plugin_context(context, registry, id, chooses ? R"({"baselines": []})" : "{}", "--executor");
+    boost::json::object config = given.as_object();
+    if (chooses && !config.contains("baselines")) config["baselines"] = boost::json::array();
+    return plugin_context(context, registry, id, boost::json::serialize(config), "--executor-config");
   });
-  if (!choice) {
-    print_error(choice.status());
-    return choice.status().code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
-  }
+  if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   bool interpreter = choice->id == environment::kInterpreterExecutor;
   boost::json::array results;
@@ -94,8 +100,11 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
     std::cerr << "tasks check: " << ++done << " of " << tasks.size() << " " << task.id << " " << status
               << (seconds.empty() ? "" : " in " + seconds + " s") << std::endl;
   };
-  for (const auto& task : tasks) {
-    if (interpreter && task.dsl == "gluon") {  // Gluon has no interpreter: its tasks are checked on a GPU
+  // Gluon has no interpreter: its tasks are checked on a GPU executor only.
+  auto checked = [&](const TaskSpec& task) { return !(interpreter && task.dsl == "gluon"); };
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TaskSpec& task = tasks[i];
+    if (!checked(task)) {
       ++skipped;
       rows.push_back({task.id, "skipped", "-", "Gluon has no interpreter; checked on a GPU executor"});
       results.push_back({{"task", task.id}, {"status", "skipped"}, {"reason", "Gluon has no interpreter"}});
@@ -103,6 +112,12 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
       continue;
     }
     spdlog::info("checking {}", task.id);
+    // The next task's cases are made while this one is checked (the reference worker is mostly idle then).
+    for (size_t next = i + 1; next < tasks.size(); ++next)
+      if (checked(tasks[next]) && !tasks[next].reference_path.empty()) {
+        choice->executor->expect(tasks::oracle_request(tasks[next]));
+        break;
+      }
     tasks::TaskCheck result = tasks::check_task(task, *choice->executor);
     failed += result.passed ? 0 : 1;
     std::string problems;
@@ -136,12 +151,15 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
       "ids", po::value<std::vector<std::string>>(), "task ids (show: one; check: any, default all)")(
       "json", "print JSON")("full", "list --json: every field, as tasks show gives it")("split", po::value<std::string>(), "only this split: standard, ood, dsl, community")(
       "root", po::value<std::string>(), "suites folder (default: <project>/tasks)")(
-      "executor", po::value<std::string>()->default_value("auto"), "check: executor id, or auto");
+      "executor", po::value<std::string>()->default_value("auto"), "check: executor id, or auto")(
+      "executor-config", po::value<std::string>()->default_value("{}"),
+      "check: the executor's config as JSON (baselines default to none)");
   po::positional_options_description positional;
   positional.add("action", 1).add("ids", -1);
   int exit_code = kExitOk;
   std::string usage =
-      "tritongym tasks list|check [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--json [--full]] | tasks show ID";
+      "tritongym tasks list|check [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--executor-config JSON] "
+      "[--json [--full]] | tasks show ID";
   auto values = parse_arguments(usage, options, positional, arguments, exit_code);
   if (!values) return exit_code;
   std::string action = values->count("action") ? (*values)["action"].as<std::string>() : "";
@@ -192,7 +210,8 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
     }
     return show(chosen.front(), json);
   }
-  return check(context, registry, chosen, (*values)["executor"].as<std::string>(), json);
+  return check(context, registry, chosen, (*values)["executor"].as<std::string>(),
+               (*values)["executor-config"].as<std::string>(), json);
 }
 
 }  // namespace tritongym::cli

@@ -36,6 +36,7 @@ struct Item {
   Status refused;  // why the line is not judged (stdin only: a file's bad line stops the batch)
   bool autotunes = false;  // its code has an autotuner: it benchmarks configs, and takes longest
   bool taken = false;      // a slot has started it; a refused line is never started
+  bool expected = false;   // the executor was told it is coming (Executor::expect)
   std::optional<Result<EvaluationResult>> result;
   double host_seconds = 0.0;
   double started_s = 0.0;  // when it was started, in seconds since judging began
@@ -82,6 +83,29 @@ Item* pick(std::deque<Item>& items, size_t& first, BatchOrder order) {
   return nullptr;
 }
 
+// The `count` items that free slots will start after the next `skip` (which idle slots take at once), in the
+// order they will start them (pick's), that the executor has not been told of yet; each is marked told. The
+// caller hands their requests to Executor::expect, so that the cases of what comes next are made while the
+// slots judge what is running.
+std::vector<Item*> upcoming(std::deque<Item>& items, size_t first, BatchOrder order, size_t skip, size_t count) {
+  count += skip;
+  std::vector<Item*> order_of_start;
+  while (first < items.size() && items[first].taken) ++first;
+  if (order == BatchOrder::autotuners_first)
+    for (size_t i = first; i < items.size() && order_of_start.size() < count; ++i)
+      if (!items[i].taken && items[i].autotunes) order_of_start.push_back(&items[i]);
+  for (size_t i = first; i < items.size() && order_of_start.size() < count; ++i)
+    if (!items[i].taken && (order != BatchOrder::autotuners_first || !items[i].autotunes))
+      order_of_start.push_back(&items[i]);
+  std::vector<Item*> untold;
+  for (size_t i = skip; i < order_of_start.size(); ++i)
+    if (Item* item = order_of_start[i]; !item->expected) {
+      item->expected = true;
+      untold.push_back(item);
+    }
+  return untold;
+}
+
 // Lines of stdin as they arrive; gives up waiting when `stop` is set (checked every 0.2 s).
 class StdinLines {
  public:
@@ -125,7 +149,7 @@ boost::json::object judged_json(const Item& item) {
   out.erase("executor");
   if (record.is_object())
     for (const char* key : {"phase_seconds", "candidate_phases", "compiles_off_gpu", "autotune_compiled",
-                            "autotune_choices", "autotune_benchmarks", "turns", "report_check"})
+                            "autotune_choices", "autotune_benchmarks", "turns", "report_check", "cases_prepared"})
       if (auto* value = record.as_object().if_contains(key)) out[key] = std::move(*value);
   out.erase("stdout");
   out.erase("stderr");
@@ -174,6 +198,18 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
   bool closed = !streaming;  // no more items will come
   bool failed = false;       // a judging failed: nothing more is started
   size_t first_waiting = 0, printed = 0;
+  size_t idle_slots = 0;  // slots waiting for an item: they take the next ones at once
+  // Tells the executor of the next `slots` items to start after those the idle slots take (their requests
+  // built under `mutex`, handed over outside it). Called with `mutex` held; returns the requests to hand over.
+  auto coming = [&](size_t lookahead) {
+    std::vector<EvaluationRequest> requests;
+    for (Item* item : upcoming(items, first_waiting, order, idle_slots, lookahead))
+      requests.push_back(judging_request(item->task, item->code, options));
+    return requests;
+  };
+  auto tell = [&](const std::vector<EvaluationRequest>& requests) {
+    for (const auto& request : requests) executor.expect(request);
+  };
   bool refused_any = false;
   std::atomic<bool> stop_reading{false};
   std::thread reader;
@@ -184,9 +220,14 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
       while (auto line = lines.next()) {
         auto item = parse_line(*line, ++number, "stdin", tasks);
         if (!item) continue;
-        std::lock_guard lock(mutex);
-        items.push_back(std::move(*item));
+        std::vector<EvaluationRequest> next;
+        {
+          std::lock_guard lock(mutex);
+          items.push_back(std::move(*item));
+          next = coming(slots);
+        }
         changed.notify_all();
+        tell(next);
       }
       std::lock_guard lock(mutex);
       closed = true;
@@ -196,13 +237,18 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
   auto work = [&] {
     for (;;) {
       Item* item = nullptr;
+      std::vector<EvaluationRequest> next;  // what comes after it
       {
         std::unique_lock lock(mutex);
+        ++idle_slots;
         changed.wait(lock, [&] { return failed || closed || pick(items, first_waiting, order) != nullptr; });
+        --idle_slots;
         item = failed ? nullptr : pick(items, first_waiting, order);
         if (!item) return;  // a failure, or closed with every item taken
         item->taken = true;
+        next = coming(slots);
       }
+      tell(next);
       auto started = std::chrono::steady_clock::now();
       item->started_s = std::chrono::duration<double>(started - judging_started).count();
       Result<EvaluationResult> result = Status(StatusCode::internal, "not judged");

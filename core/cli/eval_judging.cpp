@@ -61,6 +61,10 @@ Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& reg
       return refused;
     }
   }
+  return executor.evaluate(judging_request(task, code, options));
+}
+
+EvaluationRequest judging_request(const TaskSpec& task, const std::string& code, const JudgeOptions& options) {
   EvaluationRequest request;
   request.task = task;
   request.source_code = code;
@@ -68,7 +72,7 @@ Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& reg
   request.shapes = options.stage == EvaluationStage::final_score ? ShapeSet::held_out : ShapeSet::visible;
   request.seeds_per_shape = options.seeds;
   request.timeout_s = options.timeout_s;
-  return executor.evaluate(request);
+  return request;
 }
 
 }  // namespace tritongym::cli

@@ -46,4 +46,7 @@ struct JudgeOptions {
 Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
                                const TaskSpec& task, const std::string& code, const JudgeOptions& options);
 
+// The request judge() hands the executor (also what a batch says is coming: Executor::expect).
+EvaluationRequest judging_request(const TaskSpec& task, const std::string& code, const JudgeOptions& options);
+
 }  // namespace tritongym::cli

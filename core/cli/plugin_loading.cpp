@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/exit_codes.hpp"
+#include "cli/output.hpp"
 #include "environment/machine_probe.hpp"
 #include "log/logging.hpp"
 
@@ -29,6 +31,15 @@ PluginContext plugin_context(const CliContext& context, plugins::Registry& regis
   plugin.python_executable = environment::locate_python(context.project_root).executable;
   plugin.log = &log::host_log();
   return plugin;
+}
+
+int executor_not_made(const Status& status) {
+  if (status.code() == StatusCode::invalid_config) {
+    print_error(Status(status.code(), status.message(), "--executor-config " + status.location()));
+    return kExitConfigError;
+  }
+  print_error(status);
+  return status.code() == StatusCode::not_found ? kExitPluginError : kExitMissingRequirement;
 }
 
 }  // namespace tritongym::cli

@@ -18,4 +18,8 @@ plugins::LoadReport load_registry(const CliContext& context, plugins::Registry& 
 PluginContext plugin_context(const CliContext& context, plugins::Registry& registry, const std::string& id,
                              std::string config_json, std::string config_origin);
 
+// Says why no executor was made (environment::choose_executor's error; a config error is placed at
+// --executor-config) and returns the exit code: config error, plugin error or a missing requirement.
+int executor_not_made(const Status& status);
+
 }  // namespace tritongym::cli

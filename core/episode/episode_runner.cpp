@@ -6,6 +6,15 @@ EpisodeResult run_episode(Workflow& workflow, EpisodeSetup setup, int64_t seeds_
   EpisodeResult result;
   Executor* executor = setup.executor;
   TaskSpec task = setup.task;
+  // The final score's request; its code is the episode's last word, but its cases are known now: the executor
+  // may make them while the workflow works (Executor::expect).
+  EvaluationRequest final_score;
+  final_score.task = task;
+  final_score.stage = EvaluationStage::final_score;
+  final_score.shapes = ShapeSet::held_out;
+  final_score.seeds_per_shape = seeds_per_shape;
+  final_score.timeout_s = timeout_s;
+  if (executor) executor->expect(final_score);
   Episode episode(std::move(setup));
   auto outcome = workflow.run(episode);
   if (outcome) result.outcome = outcome.value();
@@ -24,13 +33,8 @@ EpisodeResult run_episode(Workflow& workflow, EpisodeSetup setup, int64_t seeds_
     if (!executor) {
       result.score_status = Status(StatusCode::unavailable, "no executor to score the final candidate");
     } else {
-      EvaluationRequest request;
-      request.task = task;
+      EvaluationRequest request = final_score;
       request.source_code = result.final_code;
-      request.stage = EvaluationStage::final_score;
-      request.shapes = ShapeSet::held_out;
-      request.seeds_per_shape = seeds_per_shape;
-      request.timeout_s = timeout_s;
       auto scored = executor->evaluate(request);
       if (scored) result.score = scored.value();
       else result.score_status = scored.status();

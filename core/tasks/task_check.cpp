@@ -87,17 +87,7 @@ TaskCheck check_task(const TaskSpec& task, Executor& executor) {
   if (task.oracle_path.empty()) check.problems.push_back("oracle.py is missing");
   if (!check.problems.empty()) return finish();
 
-  std::ifstream oracle(task.oracle_path);
-  std::stringstream code;
-  code << oracle.rdbuf();
-  EvaluationRequest request;
-  request.task = task;
-  request.source_code = code.str();
-  request.stage = EvaluationStage::final_score;
-  request.shapes = ShapeSet::held_out;
-  request.seeds_per_shape = 2;
-  request.timeout_s = 600;
-  auto result = executor.evaluate(request);
+  auto result = executor.evaluate(oracle_request(task));
   if (!result) {
     check.problems.push_back("the executor could not judge the oracle: " + result.status().message());
     return finish();
@@ -114,6 +104,22 @@ TaskCheck check_task(const TaskSpec& task, Executor& executor) {
   for (auto& problem : find_degeneracy(expected ? *expected : boost::json::value(), task))
     check.problems.push_back("degenerate: " + problem);
   return finish();
+}
+
+EvaluationRequest oracle_request(const TaskSpec& task) {
+  EvaluationRequest request;
+  request.task = task;
+  if (!task.oracle_path.empty()) {
+    std::ifstream oracle(task.oracle_path);
+    std::stringstream code;
+    code << oracle.rdbuf();
+    request.source_code = code.str();
+  }
+  request.stage = EvaluationStage::final_score;
+  request.shapes = ShapeSet::held_out;
+  request.seeds_per_shape = 2;
+  request.timeout_s = 600;
+  return request;
 }
 
 }  // namespace tritongym::tasks

@@ -30,4 +30,8 @@ std::vector<std::string> find_degeneracy(const boost::json::value& expected_outp
 // Runs the checks with `executor` (final-score stage: every shape the executor runs).
 TaskCheck check_task(const TaskSpec& task, Executor& executor);
 
+// The evaluation check_task asks for: the task's oracle at the final score. Also what a sweep tells the
+// executor is coming next (Executor::expect), so that the next task's cases are made while this one is checked.
+EvaluationRequest oracle_request(const TaskSpec& task);
+
 }  // namespace tritongym::tasks

@@ -135,3 +135,12 @@ def test_the_two_batch_orders_start_the_candidates_each_its_way_and_are_laid_out
     assert lines[0].startswith("batch order, 1 pair(s) of steady-state passes, alternating: the lines' order "
                                f"(`--in-order`) median {pair['in_order_s']:.1f} s"), lines
     assert lines[0].endswith("the same as the steady state's: 2 of 2"), lines
+
+
+def test_the_cases_made_ahead_are_counted_from_each_result():
+    import eval_throughput
+
+    results = [{"cases_prepared": {"made": 12, "found": 0}}, {"cases_prepared": {"made": 0, "found": 24}},
+               {"verdict": "passed"}]  # a result without the record's count (an older executor) is left out
+    assert eval_throughput.cases_made(results) == "; cases made when their evaluation came 12, found made 24"
+    assert eval_throughput.cases_made([{"verdict": "passed"}]) == ""

@@ -20,6 +20,14 @@ std::string read_file(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
 }
 
+// One JSON object a line of stdout (eval --batch).
+std::vector<boost::json::object> json_lines(const process::ProcessResult& result) {
+  std::vector<boost::json::object> lines;
+  std::istringstream out(result.stdout_text);
+  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  return lines;
+}
+
 boost::json::value parse_stdout(const process::ProcessResult& result) {
   boost::system::error_code error;
   auto value = boost::json::parse(result.stdout_text, error);
@@ -334,9 +342,7 @@ TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
                                              "standard/vector-add " + fixtures + "wrong.py\n");
   auto result = run_cli({"eval", "--batch", batch, "--executor", "tritongym.executor.triton-interpreter", "--seeds", "1"});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  std::vector<boost::json::object> lines;
-  std::istringstream out(result.stdout_text);
-  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  std::vector<boost::json::object> lines = json_lines(result);
   ASSERT_EQ(lines.size(), 2u) << result.stdout_text;
   EXPECT_EQ(lines[0].at("verdict"), "passed");
   EXPECT_EQ(lines[1].at("verdict"), "wrong_answer");
@@ -363,9 +369,7 @@ TEST(Cli, EvalBatchStartsTheCandidatesThatAutotuneFirst) {
   auto result = run_cli({"eval", "--batch", batch, "--executor", "tritongym.executor.triton-interpreter", "--seeds", "1",
                          "--executor-config", R"({"workers": 1})"});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  std::vector<boost::json::object> lines;
-  std::istringstream out(result.stdout_text);
-  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  std::vector<boost::json::object> lines = json_lines(result);
   ASSERT_EQ(lines.size(), 3u) << result.stdout_text;
   EXPECT_EQ(std::string(lines[0].at("code").as_string()), fixtures + "correct.py");
   EXPECT_EQ(std::string(lines[2].at("code").as_string()), fixtures + "autotuned.py");
@@ -378,6 +382,32 @@ TEST(Cli, EvalBatchStartsTheCandidatesThatAutotuneFirst) {
   EXPECT_GE(correct, autotuned + lines[2].at("host_seconds").as_double() - 0.05);
 }
 
+TEST(Cli, EvalBatchHasTheCasesOfTheNextLinesMadeWhileItJudges) {
+  // One slot and three tasks: while the first line is judged, the executor is told of the next two
+  // (Executor::expect), and the reference worker makes their cases meanwhile. Each line says how many cases were
+  // made for it and how many it found made.
+  TemporaryDirectory dir;
+  std::string oracles = source_dir() + "/tasks/standard/";
+  std::string batch = dir.write("batch.txt", "standard/row-sum " + oracles + "row-sum/oracle.py\nstandard/cumsum " +
+                                                 oracles + "cumsum/oracle.py\nstandard/transpose-2d " + oracles +
+                                                 "transpose-2d/oracle.py\n");
+  auto result = run_cli({"eval", "--batch", batch, "--executor", "tritongym.executor.triton-interpreter", "--seeds", "1",
+                         "--executor-config", R"({"workers": 1})"});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::vector<boost::json::object> lines = json_lines(result);
+  ASSERT_EQ(lines.size(), 3u) << result.stdout_text;
+  auto count = [&](size_t line, const char* key) {
+    return lines[line].at("cases_prepared").at(key).to_number<int64_t>();
+  };
+  for (size_t line = 0; line < 3; ++line) EXPECT_EQ(lines[line].at("verdict"), "passed") << boost::json::serialize(lines[line]);
+  EXPECT_GT(count(0, "made"), 0);  // nothing came before it
+  EXPECT_EQ(count(0, "found"), 0);
+  for (size_t line = 1; line < 3; ++line) {
+    EXPECT_EQ(count(line, "made"), 0) << boost::json::serialize(lines[line]);
+    EXPECT_GT(count(line, "found"), 0);
+  }
+}
+
 TEST(Cli, EvalBatchInOrderStartsTheCandidatesInTheLinesOrder) {
   // --in-order: the order of before, to measure against (bench/eval_throughput.py --in-order-also).
   TemporaryDirectory dir;
@@ -387,9 +417,7 @@ TEST(Cli, EvalBatchInOrderStartsTheCandidatesInTheLinesOrder) {
   auto result = run_cli({"eval", "--batch", batch, "--in-order", "--executor", "tritongym.executor.triton-interpreter",
                          "--seeds", "1", "--executor-config", R"({"workers": 1})"});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
-  std::vector<boost::json::object> lines;
-  std::istringstream out(result.stdout_text);
-  for (std::string line; std::getline(out, line);) lines.push_back(boost::json::parse(line).as_object());
+  std::vector<boost::json::object> lines = json_lines(result);
   ASSERT_EQ(lines.size(), 2u) << result.stdout_text;
   EXPECT_EQ(lines[1].at("verdict"), "passed") << boost::json::serialize(lines[1]);
   EXPECT_LT(lines[0].at("started_s").as_double(), lines[1].at("started_s").as_double());
@@ -485,6 +513,20 @@ TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
   EXPECT_NE(problems["degenerate/ignores-input"].find("same for different random inputs"), std::string::npos);
   EXPECT_NE(problems["degenerate/ignores-input"].find("does not vary along axis [1]"), std::string::npos);
   EXPECT_NE(bad.stderr_text.find("degenerate/tiny-output FAILED: degenerate: "), std::string::npos) << bad.stderr_text;
+}
+
+TEST(Cli, TasksCheckTakesTheExecutorsConfigAndSaysWhereItIsWrong) {
+  auto not_json = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter",
+                           "--executor-config", "[1]"});
+  EXPECT_EQ(not_json.exit_code, 3);
+  EXPECT_NE(not_json.stderr_text.find("--executor-config must be a JSON object"), std::string::npos) << not_json.stderr_text;
+  auto bad_value = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter",
+                            "--executor-config", R"({"prepare_ahead": -2})"});
+  EXPECT_EQ(bad_value.exit_code, 3);
+  EXPECT_NE(bad_value.stderr_text.find("--executor-config /prepare_ahead"), std::string::npos) << bad_value.stderr_text;
+  auto off = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter",
+                      "--executor-config", R"({"prepare_ahead": 0})"});
+  EXPECT_EQ(off.exit_code, 0) << off.stdout_text << off.stderr_text;
 }
 
 TEST(Cli, BadLogLevelIsAUsageError) {

@@ -388,6 +388,74 @@ TEST_F(TritonExecutorTest, AnUnknownDataPlaneIsAConfigErrorThatSaysWhere) {
   EXPECT_NE(made.status().to_string().find("disk"), std::string::npos) << made.status().to_string();
 }
 
+// A caller that says which evaluation comes next (Executor::expect) finds its cases made when it comes: the
+// reference worker makes them while no evaluation wants it (prepare_ahead.hpp). The record says how many cases
+// the reference worker made for an evaluation and how many it found made.
+TEST_F(TritonExecutorTest, AnExpectedEvaluationFindsItsCasesMade) {
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 1, "timing_seconds": 0.15})"));
+  ASSERT_TRUE(made) << made.status().to_string();
+  std::unique_ptr<Executor> executor = std::move(made.value());
+  ASSERT_TRUE(executor->availability().is_ok());
+  auto oracle = [](const std::string& id) {
+    EvaluationRequest request;
+    request.task = task(id);
+    request.source_code = read_file(request.task.oracle_path);
+    request.stage = EvaluationStage::test;
+    request.seeds_per_shape = 2;
+    request.timeout_s = 120;
+    return request;
+  };
+  auto prepared = [](const EvaluationResult& result) {
+    auto record = boost::json::parse(result.record_json).as_object();
+    const auto& counts = record.at("cases_prepared").as_object();
+    return std::make_pair(counts.at("made").to_number<int64_t>(), counts.at("found").to_number<int64_t>());
+  };
+  // Told nothing: every case is made when the evaluation comes.
+  auto first = executor->evaluate(oracle("standard/row-sum"));
+  ASSERT_TRUE(first) << first.status().to_string();
+  EXPECT_VERDICT(first.value(), Verdict::passed);
+  auto [first_made, first_found] = prepared(first.value());
+  EXPECT_GT(first_made, 0);
+  EXPECT_EQ(first_found, 0);
+  // Told of the next one before judging another: its cases are made meanwhile.
+  executor->expect(oracle("standard/transpose-2d"));
+  auto between = executor->evaluate(oracle("standard/cumsum"));
+  ASSERT_TRUE(between) << between.status().to_string();
+  EXPECT_VERDICT(between.value(), Verdict::passed);
+  auto expected = executor->evaluate(oracle("standard/transpose-2d"));
+  ASSERT_TRUE(expected) << expected.status().to_string();
+  EXPECT_VERDICT(expected.value(), Verdict::passed);
+  auto [made_then, found_then] = prepared(expected.value());
+  EXPECT_EQ(made_then, 0) << expected->record_json.substr(0, 600);
+  EXPECT_GT(found_then, 0);
+  // The same request again finds everything made, by the evaluation before it.
+  auto again = executor->evaluate(oracle("standard/row-sum"));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(prepared(again.value()), std::make_pair(int64_t{0}, first_made + first_found));
+}
+
+// A hint that cannot be prepared (its reference fails) changes nothing: the evaluation, when it comes, reports
+// the failure as it would have without the hint, and the executor goes on serving.
+TEST_F(TritonExecutorTest, AHintWhoseReferenceFailsLeavesTheEvaluationToSayWhy) {
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 1})"));
+  ASSERT_TRUE(made) << made.status().to_string();
+  std::unique_ptr<Executor> executor = std::move(made.value());
+  ASSERT_TRUE(executor->availability().is_ok());
+  testing::TemporaryDirectory dir;
+  EvaluationRequest broken = vector_add_request("tests/fixtures/candidates/vector-add/correct.py", EvaluationStage::test,
+                                                1, 60);
+  broken.task.id = "standard/vector-add-broken-reference";
+  broken.task.reference_path = dir.write("reference.py", "def reference(a, b):\n    raise ValueError('no reference today')\n");
+  executor->expect(broken);
+  auto result = executor->evaluate(broken);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.status().message().find("no reference today"), std::string::npos) << result.status().to_string();
+  auto fine = executor->evaluate(vector_add_request("tests/fixtures/candidates/vector-add/correct.py",
+                                                    EvaluationStage::test, 1, 60));
+  ASSERT_TRUE(fine) << fine.status().to_string();
+  EXPECT_VERDICT(fine.value(), Verdict::passed);
+}
+
 // triton-cuda moves inputs and outputs through GPU memory (CUDA IPC) by default; the file transport stays
 // available, and both must judge every candidate alike.
 TEST_F(TritonExecutorTest, BothDataPlanesJudgeAlike) {

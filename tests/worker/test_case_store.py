@@ -45,3 +45,25 @@ def test_devices_have_their_own_budgets():
     store.put(1, "b", _case(), "e1")
     store.unpin("e1")
     assert store.held_bytes(0) == 2 * KB and store.held_bytes(1) == 4 * KB
+
+
+def test_a_case_made_ahead_is_pinned_by_nobody_and_leaves_in_its_turn():
+    store = _store()
+    store.put(0, "a", _case(), "e1")
+    store.put(0, "ahead", _case(), None)  # made before its evaluation came
+    assert not store.get(0, "ahead").pins
+    store.unpin("e1")
+    store.put(0, "c", _case(), "e2")  # over the budget: the least recently used leaves, "a", not "ahead"
+    assert store.get(0, "a") is None
+    assert store.get(0, "ahead") is not None
+    store.pin(0, "ahead", "e3")  # its evaluation came
+    assert store.get(0, "ahead").pins == {"e3"}
+
+
+def test_a_case_made_ahead_is_not_kept_beyond_the_budget():
+    store = _store()
+    store.put(0, "a", _case(), "e1")
+    store.put(0, "b", _case(), "e1")
+    store.put(0, "ahead", _case(), None)  # the pinned cases fill the budget: the one made ahead cannot stay
+    assert store.get(0, "ahead") is None
+    assert store.held_bytes(0) == 4 * KB

@@ -26,6 +26,9 @@ struct TritonExecutorConfig {
   // docs/worker-protocol.md) or "files" (the interpreter's only transport).
   std::string data_plane = "gpu";
   double reference_memory_fraction = 0.3;  // of each GPU, for the reference worker's cases (gpu)
+  // Evaluations a caller said are coming (Executor::expect) whose cases the reference worker makes ahead, while
+  // no evaluation wants it; 0: none. On the file transport at most reference_cache_tasks - 1.
+  int64_t prepare_ahead = 8;
   // Timing (triton-cuda; docs/timing.md).
   bool cold_l2 = true;             // false: warm-L2 timing, named in every result
   int64_t timing_input_sets = 4;   // input sets the timed calls rotate over (each re-checked afterwards)
@@ -68,6 +71,7 @@ struct TritonExecutorConfig {
         field("reference_cache_tasks", &TritonExecutorConfig::reference_cache_tasks),
         field("data_plane", &TritonExecutorConfig::data_plane),
         field("reference_memory_fraction", &TritonExecutorConfig::reference_memory_fraction),
+        field("prepare_ahead", &TritonExecutorConfig::prepare_ahead),
         field("timing_input_sets", &TritonExecutorConfig::timing_input_sets),
         field("timing_seconds", &TritonExecutorConfig::timing_seconds),
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),

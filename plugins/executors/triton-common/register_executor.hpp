@@ -15,6 +15,8 @@ inline Result<std::unique_ptr<Executor>> create_executor(Target target, const Pl
   if (!config) return config.status();
   if (config->recycle_after < 1) return Status(StatusCode::invalid_config, "recycle_after must be at least 1", "/recycle_after");
   if (config->workers < 0) return Status(StatusCode::invalid_config, "workers must be 0 (automatic) or more", "/workers");
+  if (config->prepare_ahead < 0)
+    return Status(StatusCode::invalid_config, "prepare_ahead must be 0 (off) or more", "/prepare_ahead");
   if (config->data_plane != "gpu" && config->data_plane != "files")
     return Status(StatusCode::invalid_config, "data_plane must be gpu or files, not '" + config->data_plane + "'",
                   "/data_plane");

@@ -71,9 +71,15 @@ TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::
                                   : (target_ == Target::interpreter
                                          ? std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 4)
                                          : 1);
+  // On the file transport only the reference_cache_tasks most recent tasks keep their files: no more ahead.
+  int64_t ahead = config_.prepare_ahead;
+  if (target_ == Target::interpreter || config_.data_plane != "gpu")
+    ahead = std::min(ahead, std::max<int64_t>(config_.reference_cache_tasks - 1, 0));
+  if (ahead > 0) ahead_ = std::make_unique<PrepareAhead>(static_cast<size_t>(ahead));
 }
 
 TritonExecutor::~TritonExecutor() {
+  if (ahead_) ahead_->stop();  // after the step in progress
   if (sampler_start_.joinable()) sampler_start_.join();
   {
     std::lock_guard lock(pool_mutex_);
@@ -329,6 +335,62 @@ std::vector<TritonExecutor::Case> TritonExecutor::plan_cases(const EvaluationReq
   return cases;
 }
 
+std::vector<TritonExecutor::Case> TritonExecutor::cases_to_prepare(const std::vector<Case>& cases,
+                                                                   const std::vector<TimingShape>& timing) {
+  std::vector<Case> out = cases;
+  for (const auto& shape : timing)
+    for (const auto& set : shape.sets)
+      if (std::none_of(out.begin(), out.end(), [&](const Case& c) { return c.expected == set.expected; }))
+        out.push_back(set);
+  return out;
+}
+
+std::string TritonExecutor::ahead_key(const TaskSpec& task, const std::vector<Case>& cases) {
+  std::string key = task.id;
+  for (const auto& c : cases) key += "|" + c.expected;
+  return key;
+}
+
+void TritonExecutor::expect(const EvaluationRequest& request) noexcept {
+  try {
+    if (!ahead_ || request.task.reference_path.empty()) return;
+    const bool timed = is_timing_stage(request.stage) && target_ == Target::cuda;
+    std::vector<Case> cases = plan_cases(request, request.seeds_per_shape);
+    if (cases.empty()) return;
+    cases = cases_to_prepare(cases, timed ? plan_timing(request) : std::vector<TimingShape>{});
+    const int64_t number = hints_++;
+    std::vector<PrepareAhead::Step> steps;
+    for (const auto& c : cases)
+      steps.push_back([this, task = request.task, c, number] { return prepare_case_ahead(task, c, number); });
+    ahead_->hint(ahead_key(request.task, cases), std::move(steps));
+  } catch (const std::exception& error) {  // a hint that cannot be planned is dropped: its evaluation will say why
+    if (log_) log_->write(LogLevel::debug, std::string("triton executor: a hint was dropped: ") + error.what());
+  }
+}
+
+bool TritonExecutor::prepare_case_ahead(const TaskSpec& task, const Case& c, int64_t number) {
+  const bool cuda = target_ == Target::cuda;
+  const bool gpu_plane = cuda && config_.data_plane == "gpu";
+  int64_t gpu = 0;  // on the file transport the reference worker makes cases on GPU 0
+  if (gpu_plane) {
+    std::lock_guard lock(reference_mutex_);
+    gpu = number % std::max<int64_t>(gpu_count_locked(), 1);
+  }
+  // Its share of the GPU, as an evaluation's prepare takes it: never while a timing runs or waits.
+  std::shared_lock share(gpu_mutex(gpu), std::defer_lock);
+  double waited = 0.0;
+  if (gpu_plane) {
+    boost::json::array one{{{"key", c.key}, {"dims", dims_json(c.dims)}, {"dtype", c.dtype}, {"seed", c.seed},
+                            {"reference", c.expected}}};
+    return static_cast<bool>(reference_request({{"op", "prepare"}, {"ahead", true}, {"task", task_json(task)},
+                                                {"cases", one}, {"gpu", gpu},
+                                                {"memory_fraction", config_.reference_memory_fraction}},
+                                               "preparing a case of " + task.id + " ahead", &share, &waited));
+  }
+  Plane none;
+  return static_cast<bool>(prepare_references(task, {c}, none, cuda ? &share : nullptr, waited));
+}
+
 Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases,
                                                           Plane& plane, std::shared_lock<GpuLock>* share,
                                                           double& waited) {
@@ -351,7 +413,9 @@ Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, 
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& entry = replies[i].as_object();
     plane.inputs[cases[i].expected] = entry.at("inputs");
-    described.push_back({{"case", cases[i].key}, {"dims", dims_json(cases[i].dims)}, {"outputs", entry.at("outputs")}});
+    const auto* made = entry.if_contains("made");
+    described.push_back({{"case", cases[i].key}, {"dims", dims_json(cases[i].dims)}, {"outputs", entry.at("outputs")},
+                         {"made", made && made->is_bool() && made->as_bool()}});
   }
   for (const auto& [id, descriptor] : reply->at("receive").as_object()) plane.receive[std::string(id)] = descriptor;
   return described;
@@ -363,17 +427,21 @@ Result<boost::json::array> TritonExecutor::prepare_references(const TaskSpec& ta
   if (task.reference_path.empty())
     return Status(StatusCode::failed_precondition, "task " + task.id + " has no reference.py");
   if (plane.on()) return prepare_on_gpu(task, cases, plane, share, waited);
+  ReferenceWanted wanted(ahead_.get());
   auto lock = lock_reference(share, &waited);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
+  std::set<std::string> made;
   auto described = [&] {
     boost::json::array out;
     for (const auto& c : cases)
-      out.push_back({{"case", c.key}, {"dims", dims_json(c.dims)}, {"outputs", prepared_[c.expected]}});
+      out.push_back({{"case", c.key}, {"dims", dims_json(c.dims)}, {"outputs", prepared_[c.expected]},
+                     {"made", made.count(c.expected) > 0}});
     return out;
   };
   boost::json::array missing;
   for (const auto& c : cases) {
     if (prepared_.count(c.expected)) continue;
+    made.insert(c.expected);
     missing.push_back({{"key", c.key}, {"dims", dims_json(c.dims)}, {"dtype", c.dtype}, {"seed", c.seed},
                        {"inputs", c.inputs}, {"reference", c.expected}});
   }
@@ -487,6 +555,7 @@ std::unique_lock<std::mutex> TritonExecutor::lock_reference(std::shared_lock<Gpu
 
 Result<boost::json::object> TritonExecutor::reference_request(boost::json::object request, const std::string& what,
                                                               std::shared_lock<GpuLock>* share, double* waited) {
+  ReferenceWanted wanted(ahead_.get());
   auto lock = lock_reference(share, waited);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
   auto reply = reference_->request(request, kReferenceTimeoutSeconds);
@@ -567,11 +636,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     std::vector<Case> cases = plan_cases(request, request.seeds_per_shape);
     if (cases.empty()) return Status(StatusCode::failed_precondition, "task " + request.task.id + " has no shapes");
     std::vector<TimingShape> timing = timed ? plan_timing(request) : std::vector<TimingShape>{};
-    std::vector<Case> to_prepare = cases;
-    for (const auto& shape : timing)
-      for (const auto& set : shape.sets)
-        if (std::none_of(to_prepare.begin(), to_prepare.end(), [&](const Case& c) { return c.expected == set.expected; }))
-          to_prepare.push_back(set);
+    std::vector<Case> to_prepare = cases_to_prepare(cases, timing);
+    if (ahead_) ahead_->taken(ahead_key(request.task, to_prepare));  // what was not made ahead, it makes now
     // Where an evaluation's time goes, in its record: phase_seconds {static_check, prepare, candidate, timing
     // (the timed calls), after_timing, compare, baselines}, each beside the time it waited for its GPU or the
     // reference worker (<phase>_wait), and worker_wait (for a candidate worker, or its start).
@@ -790,6 +856,12 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       record["turns"] = std::move(turns);
     }
     record["phase_seconds"] = phases;
+    // How many of its cases the reference worker made for it; the rest it found made, by an earlier evaluation
+    // or ahead of this one (expect).
+    int64_t made = 0;
+    for (const auto& entry : prepared.value())
+      if (const auto* flag = entry.as_object().if_contains("made"); flag && flag->is_bool() && flag->as_bool()) ++made;
+    record["cases_prepared"] = {{"made", made}, {"found", static_cast<int64_t>(prepared->size()) - made}};
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
     // Every verdict leaves through here: the turns' flags join whatever else it says, and the record is written.
     auto finished = [&]() -> EvaluationResult {

@@ -24,6 +24,7 @@
 #include "device_sampler.hpp"
 #include "executor_config.hpp"
 #include "gpu_lock.hpp"
+#include "prepare_ahead.hpp"
 #include "process_holds.hpp"
 #include "tritongym/sdk/context.hpp"
 #include "tritongym/sdk/executor.hpp"
@@ -43,6 +44,8 @@ class TritonExecutor final : public Executor {
   Status availability() const noexcept override;
   ExecutorInfo info() const noexcept override;
   Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept override;
+  // Queues the request's cases to be made while the reference worker has nothing else to do (prepare_ahead.hpp).
+  void expect(const EvaluationRequest& request) noexcept override;
 
  private:
   struct Case {
@@ -84,6 +87,12 @@ class TritonExecutor final : public Executor {
   class PlaneRelease;
 
   std::vector<Case> plan_cases(const EvaluationRequest& request, int64_t seeds) const;
+  // What an evaluation prepares: its cases, then each timed shape's input sets not among them.
+  static std::vector<Case> cases_to_prepare(const std::vector<Case>& cases, const std::vector<TimingShape>& timing);
+  static std::string ahead_key(const TaskSpec& task, const std::vector<Case>& cases);  // a hint's, in PrepareAhead
+  // One case of a hinted evaluation, made ahead: on GPU `number` modulo the GPUs (the GPU data plane), or
+  // as files. False when the reference worker could not make it.
+  bool prepare_case_ahead(const TaskSpec& task, const Case& c, int64_t number);
   // Error, or the reference worker's description of the expected outputs, one entry per case. With a
   // plane, also fills its descriptors.
   // A request that runs on an evaluation's GPU takes its `share` with the reference worker, and never holds the
@@ -177,6 +186,22 @@ class TritonExecutor final : public Executor {
   // under pool_mutex_; map nodes never move). On the file transport the baselines run on the reference
   // worker's device 0.
   std::map<int64_t, GpuLock> gpu_mutexes_;
+  // Cases made ahead of their evaluations (expect; null with prepare_ahead: 0). Stopped first thing in the
+  // destructor: its steps use the reference worker.
+  std::unique_ptr<PrepareAhead> ahead_;
+  std::atomic<int64_t> hints_{0};
+  // Marks the reference worker wanted by an evaluation while it waits for it and uses it: no step ahead starts.
+  struct ReferenceWanted {
+    explicit ReferenceWanted(PrepareAhead* ahead) : ahead_(ahead) {
+      if (ahead_) ahead_->want();
+    }
+    ~ReferenceWanted() {
+      if (ahead_) ahead_->wanted();
+    }
+    ReferenceWanted(const ReferenceWanted&) = delete;
+    ReferenceWanted& operator=(const ReferenceWanted&) = delete;
+    PrepareAhead* ahead_;
+  };
   GpuLock& gpu_mutex(int64_t gpu);
   // Holds on the children's CUDA calls (triton-cuda): the idle hold's and the suspensions' (gpu_lock.hpp).
   ProcessHolds process_holds_;

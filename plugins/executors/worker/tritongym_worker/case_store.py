@@ -43,11 +43,13 @@ class CaseStore:
         cases.move_to_end(key)
         return cases[key]
 
-    def put(self, device: int, key: str, case: Case, evaluation: str) -> None:
-        """Keeps `case`, pinned for `evaluation`, then evicts unpinned cases while over the budget (the cases
-        one evaluation pins may exceed it alone: they stay until it is released)."""
+    def put(self, device: int, key: str, case: Case, evaluation: str | None) -> None:
+        """Keeps `case`, pinned for `evaluation` (a case made ahead of its evaluation has none), then evicts
+        unpinned cases while over the budget (the cases one evaluation pins may exceed it alone: they stay
+        until it is released)."""
         case.nbytes = _bytes(case.inputs) + _bytes(case.expected)
-        case.pins.add(evaluation)
+        if evaluation is not None:
+            case.pins.add(evaluation)
         cases = self._cases.setdefault(device, OrderedDict())
         cases[key] = case
         self._evict(device)

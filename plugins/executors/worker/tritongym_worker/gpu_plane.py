@@ -4,8 +4,9 @@ Per evaluation, on the GPU of the candidate's worker: `prepare` finds or makes e
 the GPU, the reference run on them, both kept in the case store), exports a copy of each case's inputs
 and makes a receive block for each output the child will return; `compare` reads the receive blocks
 after the child has exited; `input_sets` hands the baselines private copies; `release` frees the blocks
-and unpins the cases. Requests name cases by their key in the executor's plan (the same key the file
-transport uses as a path)."""
+and unpins the cases. A `prepare` marked `ahead` comes before its evaluation (the host was told it is
+coming, Executor::expect): it only makes the cases the store lacks, pinned by nobody, and exports nothing.
+Requests name cases by their key in the executor's plan (the same key the file transport uses as a path)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -27,34 +28,24 @@ class GpuPlane:
     def prepare(self, request: dict[str, Any], module: Any,
                 describe: Callable[..., dict[str, Any]]) -> dict[str, Any]:
         task, device = request["task"], int(request["gpu"])
+        if request.get("ahead"):  # no evaluation yet (Executor::expect): only make what the store lacks
+            with torch.cuda.device(device):
+                made = sum(self._find_or_make(device, case, task, module, describe, None)[1]
+                           for case in request["cases"])
+            return {"ok": True, "made": made}
         evaluation = str(request["evaluation"])
         self.release(evaluation)  # a retried request starts clean
         held: dict[str, Any] = {"device": device, "inputs": {}, "receive": {}}
         self._evaluations[evaluation] = held
-        make_fn = getattr(module, "make_inputs", None)
         prepared = []
         with torch.cuda.device(device):
             for case in request["cases"]:
                 key = case["reference"]
-                found = self.store.get(device, key)
-                if found is None:
-                    values = make_inputs(task.get("inputs", []), make_fn, case["dims"], case["dtype"],
-                                         int(case["seed"]), f"cuda:{device}", draw_on_device=True)
-                    with torch.no_grad():  # on copies: a reference that writes to its arguments changes nothing kept
-                        expected = module.reference(*[v.clone() if isinstance(v, torch.Tensor) else v for v in values])
-                    outputs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-                    for number, output in enumerate(outputs):
-                        if not isinstance(output, torch.Tensor):
-                            raise ValueError(f"reference output {number} is {type(output).__name__}, not a tensor")
-                    outputs = [o.detach() for o in outputs]
-                    found = Case(values, outputs, [describe(o, digest=device_digest(o)) for o in outputs])
-                    self.store.put(device, key, found, evaluation)
-                else:
-                    self.store.pin(device, key, evaluation)
+                found, made = self._find_or_make(device, case, task, module, describe, evaluation)
                 if key not in held["inputs"]:
                     held["inputs"][key] = exchange.export_values(found.inputs, device)
                 prepared.append({"key": case["key"], "outputs": found.description,
-                                 "inputs": held["inputs"][key].descriptor})
+                                 "inputs": held["inputs"][key].descriptor, "made": made})
             receive = {}
             for wanted in request.get("receive", []):
                 case = self.store.get(device, wanted["reference"])
@@ -64,6 +55,29 @@ class GpuPlane:
                 held["receive"][wanted["id"]] = block
                 receive[wanted["id"]] = block.descriptor
         return {"ok": True, "cases": prepared, "receive": receive}
+
+    def _find_or_make(self, device: int, case: dict[str, Any], task: dict[str, Any], module: Any,
+                      describe: Callable[..., dict[str, Any]], evaluation: str | None) -> tuple[Case, bool]:
+        """The stored case, or a new one (inputs drawn on the GPU, the reference run on copies of them), pinned
+        for `evaluation` (unpinned without one); and whether it was made now."""
+        key = case["reference"]
+        found = self.store.get(device, key)
+        if found is not None:
+            if evaluation is not None:
+                self.store.pin(device, key, evaluation)
+            return found, False
+        values = make_inputs(task.get("inputs", []), getattr(module, "make_inputs", None), case["dims"], case["dtype"],
+                             int(case["seed"]), f"cuda:{device}", draw_on_device=True)
+        with torch.no_grad():  # on copies: a reference that writes to its arguments changes nothing kept
+            expected = module.reference(*[v.clone() if isinstance(v, torch.Tensor) else v for v in values])
+        outputs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+        for number, output in enumerate(outputs):
+            if not isinstance(output, torch.Tensor):
+                raise ValueError(f"reference output {number} is {type(output).__name__}, not a tensor")
+        outputs = [o.detach() for o in outputs]
+        found = Case(values, outputs, [describe(o, digest=device_digest(o)) for o in outputs])
+        self.store.put(device, key, found, evaluation)
+        return found, True
 
     def compare(self, case: dict[str, Any], result: dict[str, Any], atol: float, rtol: float,
                 compare_outputs: Callable[..., dict[str, Any]]) -> dict[str, Any]:

@@ -26,6 +26,13 @@ class Executor {
   // EvaluationResult with that verdict; a Status error means the harness itself failed.
   // Thread-safe: the host submits from many episodes at once.
   virtual Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept = 0;
+
+  // A request that is coming (a batch's next lines, an episode's final score): the executor may start on what
+  // does not depend on the candidate, such as the cases' inputs and expected outputs, while it has nothing
+  // else to do. Only the task, stage, shape set and seeds are read; source_code may be empty. A hint: a
+  // verdict is the same with or without it, and an executor may ignore it (the default). Thread-safe, and
+  // returns at once.
+  virtual void expect(const EvaluationRequest& request) noexcept { (void)request; }
 };
 
 }  // namespace tritongym
