@@ -61,19 +61,21 @@ def union(spans: list[tuple[float, float]]) -> float:
 
 
 def lanes(results: list[dict]) -> list[int]:
-    """A worker slot per candidate: the first slot free when it started (the batch runs one per slot)."""
+    """A worker slot per candidate, in the results' order: the first slot free when it started (the batch runs one
+    per slot). Slots are handed out in the order the candidates started, which is not the lines' order when the
+    batch starts autotuners first."""
     free_at: list[float] = []
-    lane_of = []
-    for result in results:
-        start = float(result.get("started_s", 0.0))
-        end = start + float(result.get("host_seconds", 0.0))
+    lane_of = [0] * len(results)
+    for number in sorted(range(len(results)), key=lambda n: float(results[n].get("started_s", 0.0))):
+        start = float(results[number].get("started_s", 0.0))
+        end = start + float(results[number].get("host_seconds", 0.0))
         slot = next((i for i, at in enumerate(free_at) if at <= start + 1e-3), None)
         if slot is None:
             slot = len(free_at)
             free_at.append(end)
         else:
             free_at[slot] = end
-        lane_of.append(slot)
+        lane_of[number] = slot
     return lane_of
 
 

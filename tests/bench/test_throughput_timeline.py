@@ -41,6 +41,11 @@ def test_slots_are_reused_once_free():
     assert timeline.lanes([A, B, C]) == [0, 1, 0]
 
 
+def test_slots_are_handed_out_in_the_order_the_candidates_started_not_the_lines_order():
+    # Line order C, A, B; started A and B at 0, C at 4 when A was done: still two slots, C in A's.
+    assert timeline.lanes([C, A, B]) == [0, 0, 1]
+
+
 def test_summary_measures_the_gpu_alone_and_the_reference_worker(tmp_path):
     lines = timeline.summary([A, B, C])
     assert lines[0].startswith("judging window: 6.0 s, 3 candidates over 2 slots; the slots were busy 11.0 s of 12.0 s")
