@@ -1059,5 +1059,51 @@ TEST_F(TritonExecutorTest, ASpentBudgetEndsTheEpisodeAndItsLastCandidateIsScored
   EXPECT_TRUE(result.solved()) << result.score->message;
 }
 
+// An episode tells the executor of its final score when it begins (Executor::expect): the final score's cases
+// are made while the workflow works, and the final score finds them made. Without it (prepare_ahead: 0) the final
+// score makes them itself.
+TEST_F(TritonExecutorTest, AnEpisodesFinalScoreFindsItsCasesMadeWhileTheWorkflowWorked) {
+  Registry plugins;
+  load_plugins({testing::builtin_plugin_dir()}, plugins);
+  const TaskSpec& row_sum = task("standard/row-sum");
+  std::string oracle = read_file(row_sum.oracle_path);
+  auto final_cases = [&](const std::string& config) -> std::pair<int64_t, int64_t> {
+    auto executor = registry_->create<Executor>(kExecutor, context(config));
+    EXPECT_TRUE(executor) << executor.status().to_string();
+    if (!executor) return {-1, -1};
+    boost::json::array replies{
+        {{"content", "Testing."}, {"tool_calls", {{{"name", "test"}, {"arguments", {{"code", oracle}}}}}}},
+        {{"content", "Done."}}};
+    auto backend = plugins.create<ModelBackend>(
+        "tritongym.backend.scripted", context(boost::json::serialize(boost::json::object{{"replies", replies}})));
+    auto workflow = plugins.create<Workflow>("tritongym.workflow.react", context("{}"));
+    auto test = plugins.create<Tool>("tritongym.tool.test", context(R"({"seeds_per_shape": 1})"));
+    EXPECT_TRUE(backend && workflow && test);
+    if (!backend || !workflow || !test) return {-1, -1};
+    episode::EpisodeSetup setup;
+    setup.task = row_sum;
+    setup.model = backend->get();
+    setup.executor = executor->get();
+    setup.tools = {{"test", test->get()}};
+    setup.budget.max_turns = 2;
+    // Two seeds for the final score, one for the test tool: the final score has cases the test did not make
+    // (on the interpreter both use the small shapes).
+    auto result = episode::run_episode(**workflow, setup, 2);
+    EXPECT_TRUE(result.score) << result.score_status.to_string();
+    if (!result.score) return {-1, -1};
+    EXPECT_TRUE(result.solved()) << result.score->message;
+    auto counts = boost::json::parse(result.score->record_json).as_object().at("cases_prepared").as_object();
+    return {counts.at("made").to_number<int64_t>(), counts.at("found").to_number<int64_t>()};
+  };
+  auto [made_ahead, found_ahead] = final_cases(R"({"workers": 1})");
+  auto [made_then, found_then] = final_cases(R"({"workers": 1, "prepare_ahead": 0})");
+  EXPECT_GT(made_then, 0);  // the cases the test did not make, made by the final score itself
+  EXPECT_EQ(made_then + found_then, made_ahead + found_ahead);
+  // On the interpreter every case is made while the workflow works. On a GPU the final score also has its timed
+  // shapes' input sets at the held-out sizes, which the workflow's few seconds here need not cover: fewer made.
+  if (kCuda) EXPECT_LT(made_ahead, made_then);
+  else EXPECT_EQ(made_ahead, 0);
+}
+
 }  // namespace
 }  // namespace tritongym::plugins
