@@ -52,16 +52,22 @@ def main() -> int:
             print(f"{'ahead off' if config else 'ahead on '}: {run['wall_s']:.1f} s, exit {run['exit']}", flush=True)
     with_ahead = [r["wall_s"] for r in runs if not r["config"]]
     without = [r["wall_s"] for r in runs if r["config"]]
-    lines = [f"`tasks check` of {len(args.tasks)} tasks, {args.rounds} pair(s) of runs, alternating, executor {args.executor}",
-             "", "| run | prepare_ahead | wall s | " + " | ".join(t.split("/")[-1] for t in args.tasks) + " |",
+    lines = [f"`tasks check` of {len(args.tasks)} tasks, {args.rounds} pair(s) of runs, alternating, "
+             f"executor {args.executor}", "",
+             "| run | prepare_ahead | wall s | " + " | ".join(t.split("/")[-1] for t in args.tasks) + " |",
              "|---|---|---:|" + "---:|" * len(args.tasks)]
     for number, run in enumerate(runs, 1):
-        cells = [f"{run['tasks'].get(t, ('missing', 0.0))[1]:.1f}" + ("" if run["tasks"].get(t, ("",))[0] == "ok" else " (not ok)")
-                 for t in args.tasks]
-        lines.append(f"| {number} | {'0 (off)' if run['config'] else 'default'} | {run['wall_s']:.1f} | " + " | ".join(cells) + " |")
-    lines += ["", f"median wall: ahead on {statistics.median(with_ahead):.1f} s, off {statistics.median(without):.1f} s; "
-              f"off / on {statistics.median(without) / statistics.median(with_ahead):.3f}",
-              f"every task ok in every run: {all(status == 'ok' for r in runs for status, _ in r['tasks'].values())}"]
+        cells = []
+        for task in args.tasks:
+            status, seconds = run["tasks"].get(task, ("missing", 0.0))
+            cells.append(f"{seconds:.1f}" + ("" if status == "ok" else f" ({status})"))
+        setting = "0 (off)" if run["config"] else "default"
+        lines.append(f"| {number} | {setting} | {run['wall_s']:.1f} | " + " | ".join(cells) + " |")
+    on_s, off_s = statistics.median(with_ahead), statistics.median(without)
+    every_ok = all(status == "ok" for r in runs for status, _ in r["tasks"].values()) and \
+        all(task in r["tasks"] for r in runs for task in args.tasks)
+    lines += ["", f"median wall: ahead on {on_s:.1f} s, off {off_s:.1f} s; off / on {off_s / on_s:.3f}",
+              f"every task ok in every run: {every_ok}"]
     report = "\n".join(lines)
     print(report)
     if args.out:

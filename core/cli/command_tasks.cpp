@@ -74,7 +74,8 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
   boost::system::error_code error;
   boost::json::value given = boost::json::parse(executor_config, error);
   if (error || !given.is_object()) {
-    print_error(Status(StatusCode::invalid_config, "--executor-config must be a JSON object, not '" + executor_config + "'"));
+    print_error(Status(StatusCode::invalid_config,
+                       "--executor-config must be a JSON object, not '" + executor_config + "'"));
     return kExitConfigError;
   }
   // The check judges each oracle and times it (its flags are part of passing), but times no baselines where

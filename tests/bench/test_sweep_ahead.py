@@ -23,4 +23,4 @@ def test_the_sweep_runs_with_and_without_cases_made_ahead_and_reports_both(tmp_p
     assert "| 1 | default |" in report and "| 2 | 0 (off) |" in report
     assert "every task ok in every run: True" in report
     assert "off / on " in report
-    assert "(not ok)" not in report
+    assert "(failed)" not in report and "(missing)" not in report
