@@ -34,6 +34,27 @@ struct Log {
   }
 };
 
+// A step that blocks until the test lets it go (`release`), then records `name` and returns `ok`; `started()`
+// waits until it runs.
+struct Gate {
+  std::promise<void> opened;
+  std::shared_future<void> open = opened.get_future().share();
+  std::atomic<bool> entered{false};
+  PrepareAhead::Step step(Log& log, const std::string& name, bool ok = true) {
+    return [this, &log, name, ok] {
+      entered = true;
+      open.wait();
+      std::lock_guard guard(log.mutex);
+      log.ran.push_back(name);
+      return ok;
+    };
+  }
+  void started() const {
+    while (!entered) std::this_thread::sleep_for(1ms);
+  }
+  void release() { opened.set_value(); }
+};
+
 TEST(PrepareAhead, RunsEveryStepOfEveryHintInTheOrderHinted) {
   Log log;
   PrepareAhead ahead(4);
@@ -62,27 +83,31 @@ TEST(PrepareAhead, NoStepStartsWhileAnEvaluationWantsTheReferenceWorker) {
 TEST(PrepareAhead, AnEvaluationThatBeginsDropsTheStepsNotRunYet) {
   Log log;
   PrepareAhead ahead(4);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<bool> first_started{false};
-  // The first step blocks until the test lets it go: a2 and a3 are still waiting when "a" is taken.
-  PrepareAhead::Step blocking = [&] {
-    first_started = true;
-    released.wait();
-    std::lock_guard guard(log.mutex);
-    log.ran.push_back("a1");
-    return true;
-  };
-  ahead.hint("a", {blocking, log.step("a2"), log.step("a3")});
+  Gate gate;  // a1 blocks: a2 and a3 are still waiting when "a" is taken
+  ahead.hint("a", {gate.step(log, "a1"), log.step("a2"), log.step("a3")});
   ahead.hint("b", {log.step("b1")});
-  while (!first_started) std::this_thread::sleep_for(1ms);
+  gate.started();
   ahead.taken("a");
-  release.set_value();
+  gate.release();
   ahead.wait_idle();
   EXPECT_EQ(log.seen(), (std::vector<std::string>{"a1", "b1"}));
   EXPECT_TRUE(ahead.hint("a", {log.step("a again")}));  // taken: a later hint of it counts again
   ahead.wait_idle();
   EXPECT_EQ(log.seen().back(), "a again");
+}
+
+TEST(PrepareAhead, AStepThatFailsAfterItsHintWasTakenAndHintedAgainLeavesTheNewHint) {
+  Log log;
+  PrepareAhead ahead(4);
+  Gate gate;
+  ahead.hint("a", {gate.step(log, "a1", false), log.step("a2")});
+  gate.started();
+  ahead.taken("a");                                      // its evaluation came ...
+  EXPECT_TRUE(ahead.hint("a", {log.step("a again")}));  // ... and another of the same key is coming
+  gate.release();                                        // a1 fails: only the old hint's a2 goes
+  ahead.wait_idle();
+  EXPECT_EQ(log.seen(), (std::vector<std::string>{"a1", "a again"}));
+  EXPECT_EQ(ahead.counts().failed, 1);
 }
 
 TEST(PrepareAhead, AHintThatIsWaitingIsDroppedWholeWhenItsEvaluationBegins) {
@@ -126,21 +151,14 @@ TEST(PrepareAhead, AFailedStepDropsTheRestOfItsHintOnly) {
 TEST(PrepareAhead, StoppingEndsAfterTheStepInProgressAndIgnoresLaterHints) {
   Log log;
   PrepareAhead ahead(4);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<bool> started{false};
-  ahead.hint("a", {[&] {
-                     started = true;
-                     released.wait();
-                     return true;
-                   },
-                   log.step("a2")});
-  while (!started) std::this_thread::sleep_for(1ms);
+  Gate gate;
+  ahead.hint("a", {gate.step(log, "a1"), log.step("a2")});
+  gate.started();
   std::thread stopping([&] { ahead.stop(); });
   std::this_thread::sleep_for(50ms);
-  release.set_value();
+  gate.release();
   stopping.join();
-  EXPECT_TRUE(log.seen().empty());  // a2 never ran
+  EXPECT_EQ(log.seen(), (std::vector<std::string>{"a1"}));  // a2 never ran
   EXPECT_FALSE(ahead.hint("b", {log.step("b1")}));
 }
 

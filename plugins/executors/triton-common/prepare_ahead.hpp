@@ -48,7 +48,7 @@ class PrepareAhead {
       return false;
     }
     known_.insert(key);
-    waiting_.push_back({key, std::move(steps)});
+    waiting_.push_back({key, ++hints_, std::move(steps)});
     ++counts_.hinted;
     if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
     changed_.notify_all();
@@ -62,11 +62,10 @@ class PrepareAhead {
     if (!known_.erase(key)) return;
     for (auto it = waiting_.begin(); it != waiting_.end(); ++it)
       if (it->key == key) {
-        if (!it->steps.empty()) ++counts_.taken;
+        ++counts_.taken;
         waiting_.erase(it);
         return;
       }
-    if (current_ == key) current_dropped_ = true;
   }
 
   // An evaluation wants the reference worker (`wanted`), or has it no more: no step starts while one does.
@@ -85,7 +84,7 @@ class PrepareAhead {
   // Returns once no hint is waiting or in progress (tests; and a caller that must not race the steps).
   void wait_idle() {
     std::unique_lock guard(mutex_);
-    changed_.wait(guard, [&] { return stopping_ || (waiting_.empty() && current_.empty()); });
+    changed_.wait(guard, [&] { return stopping_ || (waiting_.empty() && running_ == 0); });
   }
 
   Counts counts() const {
@@ -106,6 +105,7 @@ class PrepareAhead {
  private:
   struct Hint {
     std::string key;
+    uint64_t id = 0;  // tells a hint from a later one of the same key
     std::vector<Step> steps;
   };
 
@@ -117,18 +117,17 @@ class PrepareAhead {
       Hint& front = waiting_.front();
       Step step = std::move(front.steps.front());
       front.steps.erase(front.steps.begin());
-      current_ = front.key;
-      current_dropped_ = false;
+      running_ = front.id;
       if (front.steps.empty()) waiting_.pop_front();  // the key stays known: done
       guard.unlock();
       const bool ok = step();
       guard.lock();
       ++counts_.steps;
-      if (!ok) {
+      if (!ok) {  // the rest of this hint goes, if it is still waiting (its evaluation may have taken it)
         ++counts_.failed;
-        if (!current_dropped_ && !waiting_.empty() && waiting_.front().key == current_) waiting_.pop_front();
+        if (!waiting_.empty() && waiting_.front().id == running_) waiting_.pop_front();
       }
-      current_.clear();
+      running_ = 0;
       changed_.notify_all();
     }
   }
@@ -138,8 +137,8 @@ class PrepareAhead {
   std::condition_variable changed_;
   std::deque<Hint> waiting_;    // in the order hinted; the front one's steps run first
   std::set<std::string> known_; // waiting, in progress or done (until its evaluation takes it)
-  std::string current_;         // the key of the step in progress
-  bool current_dropped_ = false;
+  uint64_t hints_ = 0;          // hints taken so far: the last one's id
+  uint64_t running_ = 0;        // the id of the hint whose step is in progress; 0: none
   int64_t wanting_ = 0;
   bool stopping_ = false;
   Counts counts_;
