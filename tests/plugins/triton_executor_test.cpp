@@ -126,6 +126,12 @@ class TritonExecutorTest : public ::testing::Test {
     const auto* value = record.if_contains(key);
     return value ? boost::json::serialize(*value) : std::string();
   }
+  // The record's cases_prepared: {made, found}.
+  static std::pair<int64_t, int64_t> cases_prepared(const EvaluationResult& result) {
+    auto record = boost::json::parse(result.record_json).as_object();
+    const auto& counts = record.at("cases_prepared").as_object();
+    return {counts.at("made").to_number<int64_t>(), counts.at("found").to_number<int64_t>()};
+  }
   static std::string record_text(const EvaluationResult& result, const char* key) {
     auto record = boost::json::parse(result.record_json).as_object();
     const auto* value = record.if_contains(key);
@@ -405,16 +411,11 @@ TEST_F(TritonExecutorTest, AnExpectedEvaluationFindsItsCasesMade) {
     request.timeout_s = 120;
     return request;
   };
-  auto prepared = [](const EvaluationResult& result) {
-    auto record = boost::json::parse(result.record_json).as_object();
-    const auto& counts = record.at("cases_prepared").as_object();
-    return std::make_pair(counts.at("made").to_number<int64_t>(), counts.at("found").to_number<int64_t>());
-  };
   // Told nothing: every case is made when the evaluation comes.
   auto first = executor->evaluate(oracle("standard/row-sum"));
   ASSERT_TRUE(first) << first.status().to_string();
   EXPECT_VERDICT(first.value(), Verdict::passed);
-  auto [first_made, first_found] = prepared(first.value());
+  auto [first_made, first_found] = cases_prepared(first.value());
   EXPECT_GT(first_made, 0);
   EXPECT_EQ(first_found, 0);
   // Told of the next one before judging another: its cases are made meanwhile.
@@ -425,13 +426,13 @@ TEST_F(TritonExecutorTest, AnExpectedEvaluationFindsItsCasesMade) {
   auto expected = executor->evaluate(oracle("standard/transpose-2d"));
   ASSERT_TRUE(expected) << expected.status().to_string();
   EXPECT_VERDICT(expected.value(), Verdict::passed);
-  auto [made_then, found_then] = prepared(expected.value());
+  auto [made_then, found_then] = cases_prepared(expected.value());
   EXPECT_EQ(made_then, 0) << expected->record_json.substr(0, 600);
   EXPECT_GT(found_then, 0);
   // The same request again finds everything made, by the evaluation before it.
   auto again = executor->evaluate(oracle("standard/row-sum"));
   ASSERT_TRUE(again);
-  EXPECT_EQ(prepared(again.value()), std::make_pair(int64_t{0}, first_made + first_found));
+  EXPECT_EQ(cases_prepared(again.value()), std::make_pair(int64_t{0}, first_made + first_found));
 }
 
 // A hint that cannot be prepared (its reference fails) changes nothing: the evaluation, when it comes, reports
@@ -1092,8 +1093,7 @@ TEST_F(TritonExecutorTest, AnEpisodesFinalScoreFindsItsCasesMadeWhileTheWorkflow
     EXPECT_TRUE(result.score) << result.score_status.to_string();
     if (!result.score) return {-1, -1};
     EXPECT_TRUE(result.solved()) << result.score->message;
-    auto counts = boost::json::parse(result.score->record_json).as_object().at("cases_prepared").as_object();
-    return {counts.at("made").to_number<int64_t>(), counts.at("found").to_number<int64_t>()};
+    return cases_prepared(*result.score);
   };
   auto [made_ahead, found_ahead] = final_cases(R"({"workers": 1})");
   auto [made_then, found_then] = final_cases(R"({"workers": 1, "prepare_ahead": 0})");
