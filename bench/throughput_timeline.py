@@ -11,7 +11,8 @@ moved out of, and the few milliseconds the executor spends between phases withou
 
 The summary says, over the pass's judging window:
   - the GPU alone: the union of the timed calls (`timing`) and of baselines timed with the GPU alone;
-  - the reference worker: the union of `prepare`, `compare` and `baselines` (cached lookups included),
+  - the reference worker: the union of `prepare`, `checks_compare` (a timed candidate's checks, compared
+    before its timing), `compare` and `baselines` (cached lookups included),
     which one process serves one request at a time;
   - the two together, which cannot overlap on the GPU, and the gaps where neither ran;
   - per candidate, how long its child was held while others were timed (`turns.suspended_s`).
@@ -24,9 +25,10 @@ import os
 import sys
 
 # The executor's phases in the order it takes them; a wait is drawn before the phase it was set apart from.
-ORDER = ["worker_wait", "static_check", "prepare_wait", "prepare", "candidate_share_wait", "candidate", "timing_wait",
-         "timing", "after_timing", "compare_wait", "compare", "baselines_wait", "baselines"]
-REFERENCE_WORKER = ("prepare", "compare", "baselines")
+ORDER = ["worker_wait", "static_check", "prepare_wait", "prepare", "candidate_share_wait", "candidate",
+         "checks_compare_wait", "checks_compare", "timing_wait", "timing", "after_timing", "compare_wait", "compare",
+         "baselines_wait", "baselines"]
+REFERENCE_WORKER = ("prepare", "checks_compare", "compare", "baselines")
 
 
 def results_of(saved: dict, which: str) -> list[dict]:

@@ -149,7 +149,8 @@ boost::json::object judged_json(const Item& item) {
   out.erase("executor");
   if (record.is_object())
     for (const char* key : {"phase_seconds", "candidate_phases", "compiles_off_gpu", "autotune_compiled",
-                            "autotune_choices", "autotune_benchmarks", "turns", "report_check", "cases_prepared"})
+                            "autotune_choices", "autotune_benchmarks", "turns", "report_check", "cases_prepared",
+                            "timing_skipped", "outlived"})
       if (auto* value = record.as_object().if_contains(key)) out[key] = std::move(*value);
   out.erase("stdout");
   out.erase("stderr");

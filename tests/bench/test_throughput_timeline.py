@@ -37,6 +37,16 @@ def test_phases_are_laid_end_to_end_in_the_executors_order():
     assert timeline.intervals({"phase_seconds": {"prepare": 1.0}}) == []
 
 
+def test_a_comparison_of_the_checks_before_timing_is_the_reference_workers_and_comes_before_the_timing():
+    d = {"task": "t/z", "code": "/c/d.py", "verdict": "passed", "started_s": 0.0, "host_seconds": 3.0,
+         "phase_seconds": {"candidate": 1.0, "timing_wait": 0.5, "timing": 0.5, "checks_compare": 0.25,
+                           "checks_compare_wait": 0.25, "compare": 0.5}}
+    assert timeline.intervals(d) == [("candidate", 0.0, 1.0), ("checks_compare_wait", 1.0, 1.25),
+                                     ("checks_compare", 1.25, 1.5), ("timing_wait", 1.5, 2.0), ("timing", 2.0, 2.5),
+                                     ("compare", 2.5, 3.0)]
+    assert timeline.summary([d])[2] == "the reference worker (prepare, compare, baselines): 0.8 s (25%)"
+
+
 def test_slots_are_reused_once_free():
     assert timeline.lanes([A, B, C]) == [0, 1, 0]
 

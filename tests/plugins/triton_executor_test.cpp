@@ -520,7 +520,9 @@ TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) 
   // check and the hand-over of the outputs came after, with the GPU shared again.
   auto record = boost::json::parse(result.record_json).as_object();
   const auto& phases = record.at("phase_seconds").as_object();
-  for (const char* phase : {"timing_wait", "timing", "after_timing", "baselines", "baselines_wait"})
+  // Its checks were compared before it was timed, and the outputs of its timed calls after.
+  for (const char* phase : {"checks_compare", "timing_wait", "timing", "after_timing", "compare", "baselines",
+                            "baselines_wait"})
     EXPECT_TRUE(phases.contains(phase)) << phase << " in " << boost::json::serialize(phases);
   const auto& inside = record.at("candidate_phases").as_object();
   for (const char* phase : {"tracing_start", "timing_timed_calls", "timing_warm_up", "timing_calls", "timing_collect",
@@ -535,6 +537,68 @@ TEST_F(TritonExecutorTest, BenchmarkTimesOnTheGpuAndOnlyChecksOnTheInterpreter) 
     EXPECT_EQ(turns.at("holds").to_number<int64_t>(), compiles->to_number<int64_t>()) << boost::json::serialize(turns);
   }
   EXPECT_LT(turns.at("longest_hold_s").to_number<double>(), 0.1) << boost::json::serialize(turns);
+}
+
+// A candidate that fails its checks is not timed: they are compared while it waits to be timed, and it is let
+// go without its timed calls (bench/cold_harness.py times no failure either). With compare_before_timing: false
+// it is timed first and compared after; the verdict and the mismatch are the same.
+TEST_F(TritonExecutorTest, ACandidateThatFailsItsChecksIsNotTimed) {
+  EvaluationResult result = evaluate("wrong", EvaluationStage::benchmark, 300);
+  EXPECT_VERDICT(result, Verdict::wrong_answer);
+  ASSERT_FALSE(result.shapes.empty());
+  EXPECT_FALSE(result.shapes[0].passed);
+  EXPECT_NE(result.shapes[0].first_mismatch.find("output[0]"), std::string::npos) << result.shapes[0].first_mismatch;
+  for (const auto& shape : result.shapes) EXPECT_FALSE(shape.timing) << shape.shape;
+  auto record = boost::json::parse(result.record_json).as_object();
+  const auto& phases = record.at("phase_seconds").as_object();
+  const auto& inside = record.at("candidate_phases").as_object();
+  if (!kCuda) {  // the interpreter times nothing: nothing was skipped
+    EXPECT_FALSE(record.contains("timing_skipped")) << result.record_json.substr(0, 2000);
+    EXPECT_FALSE(phases.contains("checks_compare")) << boost::json::serialize(phases);
+    EXPECT_NE(result.message.find("not timed: the Triton interpreter"), std::string::npos) << result.message;
+    return;
+  }
+  EXPECT_EQ(record_text(result, "timing_skipped"), "it failed its checks") << result.record_json.substr(0, 2000);
+  EXPECT_NE(result.message.find("not timed: it failed its checks"), std::string::npos) << result.message;
+  EXPECT_GT(phases.at("checks_compare").to_number<double>(), 0.0) << boost::json::serialize(phases);
+  for (const char* phase : {"timing_wait", "timing", "after_timing", "compare"})
+    EXPECT_FALSE(phases.contains(phase)) << phase << " in " << boost::json::serialize(phases);
+  for (const char* phase : {"timing_timed_calls", "timing_determinism"})
+    EXPECT_FALSE(inside.contains(phase)) << phase << " in " << boost::json::serialize(inside);
+
+  auto made = registry_->create<Executor>(
+      kExecutor, context(R"({"workers": 1, "timing_seconds": 0.15, "compare_before_timing": false})"));
+  ASSERT_TRUE(made) << made.status().to_string();
+  std::unique_ptr<Executor> after(std::move(made.value()));
+  EvaluationResult timed = evaluate("wrong", EvaluationStage::benchmark, 300, after.get());
+  EXPECT_VERDICT(timed, Verdict::wrong_answer);
+  ASSERT_EQ(timed.shapes.size(), result.shapes.size());
+  for (size_t i = 0; i < timed.shapes.size(); ++i) {  // the same failure (the two executors draw other inputs)
+    EXPECT_EQ(timed.shapes[i].shape, result.shapes[i].shape);
+    EXPECT_EQ(timed.shapes[i].passed, result.shapes[i].passed) << timed.shapes[i].shape;
+    const std::string& first = result.shapes[i].first_mismatch;
+    EXPECT_EQ(timed.shapes[i].first_mismatch.substr(0, first.find(" = ")), first.substr(0, first.find(" = ")));
+  }
+  EXPECT_EQ(record_value(timed, "timing_skipped"), "");
+  auto timed_record = boost::json::parse(timed.record_json).as_object();
+  const auto& timed_phases = timed_record.at("phase_seconds").as_object();
+  EXPECT_FALSE(timed_phases.contains("checks_compare")) << boost::json::serialize(timed_phases);
+  for (const char* phase : {"timing", "compare"})
+    EXPECT_TRUE(timed_phases.contains(phase)) << phase << " in " << boost::json::serialize(timed_phases);
+  EXPECT_TRUE(timed_record.at("candidate_phases").as_object().contains("timing_timed_calls"));
+
+  // The file transport compares the outputs the child left in its folder, before timing as well.
+  auto files = registry_->create<Executor>(kExecutor, context(R"({"workers": 1, "timing_seconds": 0.15,
+                                                                   "data_plane": "files"})"));
+  ASSERT_TRUE(files) << files.status().to_string();
+  std::unique_ptr<Executor> on_files(std::move(files.value()));
+  EvaluationResult wrong_on_files = evaluate("wrong", EvaluationStage::benchmark, 300, on_files.get());
+  EXPECT_VERDICT(wrong_on_files, Verdict::wrong_answer);
+  EXPECT_EQ(record_text(wrong_on_files, "timing_skipped"), "it failed its checks") << wrong_on_files.record_json.substr(0, 2000);
+  EvaluationResult correct_on_files = evaluate("correct", EvaluationStage::benchmark, 300, on_files.get());
+  EXPECT_VERDICT(correct_on_files, Verdict::passed);
+  EXPECT_EQ(record_value(correct_on_files, "timing_skipped"), "");
+  for (const auto& shape : correct_on_files.shapes) EXPECT_TRUE(shape.timing) << shape.shape << ": " << correct_on_files.message;
 }
 
 // A timing need not wait for the checks of the evaluation beside it: it holds that child through the driver

@@ -34,6 +34,9 @@ struct TritonExecutorConfig {
   int64_t timing_input_sets = 4;   // input sets the timed calls rotate over (each re-checked afterwards)
   double timing_seconds = 0.4;     // GPU time to spend per shape and timed function
   double speed_of_light_margin = 0.7;  // flag a result faster than this fraction of the floor
+  // Compare a candidate's checks while it waits to be timed, and time only one that passed them (false: time
+  // it first and compare everything after, as before 2026-12-02).
+  bool compare_before_timing = true;
   // The baselines timed beside a candidate (kBaselineNames): `tasks check` times none, since a loop that
   // torch.compile unrolls can take minutes. Each shape's speed-of-light floor is worked out either way.
   std::vector<std::string> baselines{"eager", "compile", "oracle"};
@@ -75,6 +78,7 @@ struct TritonExecutorConfig {
         field("timing_input_sets", &TritonExecutorConfig::timing_input_sets),
         field("timing_seconds", &TritonExecutorConfig::timing_seconds),
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),
+        field("compare_before_timing", &TritonExecutorConfig::compare_before_timing),
         field("baselines", &TritonExecutorConfig::baselines),
         field("suspend_checks", &TritonExecutorConfig::suspend_checks),
         field("autotune_warmup_ms", &TritonExecutorConfig::autotune_warmup_ms),

@@ -793,6 +793,47 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     lap("candidate");
     phases["candidate"] = phases["candidate"].as_double() - share_wait;
     phases["candidate_share_wait"] = share_wait;
+    // What the child left of each case to compare: its output (a file in its folder, or a block of the GPU data
+    // plane) and what it said of the case.
+    auto checks_produced = [&cases](const std::string& folder, const boost::json::array& told) {
+      std::vector<Produced> produced;
+      for (size_t i = 0; i < cases.size(); ++i) {
+        Produced p{cases[i], folder + "/out-" + std::to_string(i) + ".pt", "check-" + std::to_string(i), {}};
+        if (i < told.size() && told[i].is_object()) p.told = told[i].as_object();
+        produced.push_back(std::move(p));
+      }
+      return produced;
+    };
+    // A candidate is timed only if it passed its checks (as bench/cold_harness.py does): they are compared while
+    // it waits to be timed, from what it said of its cases. A child that said nothing of them is timed first and
+    // compared after, as every candidate was before 2026-12-02 (compare_before_timing: false).
+    std::optional<Result<boost::json::object>> checked;
+    std::string not_timed;  // why the candidate was not timed, decided here
+    if (reply && text_of(*reply, "event") == "ready_to_time" && request.stage != EvaluationStage::compile &&
+        config_.compare_before_timing) {
+      const auto* told = reply->if_contains("cases");
+      if (told && told->is_array() && told->as_array().size() == cases.size()) {
+        for (const auto& c : told->as_array())
+          if (c.is_object() && text_of(c.as_object(), "status") == "bad_output") not_timed = "an output failed its checks";
+        if (not_timed.empty()) {
+          if (!plane.on() && gpu != 0) reference_gpu.lock();  // as for the comparison after timing, below
+          lap("checks_compare_wait");
+          waited = 0.0;
+          checked = compare(checks_produced(text_of(*reply, "folder"), told->as_array()), request.task, plane,
+                            sharing(), waited);
+          if (reference_gpu.owns_lock()) reference_gpu.unlock();
+          lap("checks_compare");
+          set_apart("checks_compare", "checks_compare_wait", waited);
+          if (!checked->has_value()) {
+            not_timed = "its checks could not be compared";
+          } else {
+            for (const auto& c : checked->value().at("cases").as_array())
+              if (!c.as_object().at("passed").as_bool()) not_timed = "it failed its checks";
+          }
+        }
+      }
+      if (!not_timed.empty()) reply = worker->request({{"op", "skip"}}, request.timeout_s + kHostGraceSeconds);
+    }
     DeviceSampling device;  // what the GPU's sampler saw in the candidate's turn alone
     if (reply && text_of(*reply, "event") == "ready_to_time") {
       // Checked and idle: now the GPU alone for the timed calls. The child says when they are done
@@ -856,6 +897,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       record["turns"] = std::move(turns);
     }
     record["phase_seconds"] = phases;
+    if (!not_timed.empty()) record["timing_skipped"] = not_timed;
     // How many of its cases the reference worker made for it; the rest it found made, by an earlier evaluation
     // or ahead of this one (expect).
     int64_t made = 0;
@@ -863,8 +905,20 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       if (const auto* flag = entry.as_object().if_contains("made"); flag && flag->is_bool() && flag->as_bool()) ++made;
     record["cases_prepared"] = {{"made", made}, {"found", static_cast<int64_t>(prepared->size()) - made}};
     if (request.stage == EvaluationStage::final_score) record["expected_outputs"] = std::move(prepared.value());
+    // Processes the candidate left behind (the fork server killed them): a failure of a candidate that would
+    // pass, and said beside any other verdict.
+    std::string outlived;
     // Every verdict leaves through here: the turns' flags join whatever else it says, and the record is written.
     auto finished = [&]() -> EvaluationResult {
+      if (!outlived.empty()) {
+        record["outlived"] = outlived;
+        if (result.verdict == Verdict::passed) {
+          result.verdict = Verdict::runtime_error;
+          result.message = outlived;
+        } else {
+          result.message += "\nalso: " + outlived;
+        }
+      }
       add_flags(result, idle.flags());
       result.record_json = boost::json::serialize(record);
       return std::move(result);
@@ -895,6 +949,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (const auto* value = reply->if_contains("phases")) record["candidate_phases"] = *value;
     std::string verdict = text_of(*reply, "verdict");
     std::string folder = text_of(*reply, "folder");
+    outlived = text_of(*reply, "outlived");
 
     if (!verdict.empty()) {
       release_worker(std::move(worker), true);
@@ -916,16 +971,13 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       result.message = bad_output.empty() ? "compiled and ran on one shape (not checked for correctness)" : bad_output;
       return finished();
     }
-    // What to compare: every case, then (timed) the outputs of the timed calls on every input set.
+    // What to compare: every case (unless compared before timing), then (timed) the outputs of the timed calls on
+    // every input set.
     boost::json::object timing_report;
     if (const auto* value = reply->if_contains("timing"); value && value->is_object()) timing_report = value->as_object();
-    const bool timing_ran = timed && !timing_report.contains("error");
+    const bool timing_ran = timed && not_timed.empty() && !timing_report.contains("error");
     std::vector<Produced> produced;
-    for (size_t i = 0; i < cases.size(); ++i) {
-      Produced p{cases[i], folder + "/out-" + std::to_string(i) + ".pt", "check-" + std::to_string(i), {}};
-      if (i < case_replies.size() && case_replies[i].is_object()) p.told = case_replies[i].as_object();
-      produced.push_back(std::move(p));
-    }
+    if (!checked) produced = checks_produced(folder, case_replies);
     if (timing_ran) {
       const auto* reported = timing_report.if_contains("shapes");
       for (size_t s = 0; s < timing.size(); ++s) {
@@ -945,16 +997,25 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       }
     }
     clock = std::chrono::steady_clock::now();
-    if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
-    lap("compare_wait");
-    waited = 0.0;
-    auto compared = compare(produced, request.task, plane, sharing(), waited);
-    if (reference_gpu.owns_lock()) reference_gpu.unlock();
-    lap("compare");
-    set_apart("compare", "compare_wait", waited);
+    Result<boost::json::object> compared = boost::json::object{{"cases", boost::json::array{}}};
+    if (!produced.empty()) {
+      if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
+      lap("compare_wait");
+      waited = 0.0;
+      compared = compare(produced, request.task, plane, sharing(), waited);
+      if (reference_gpu.owns_lock()) reference_gpu.unlock();
+      lap("compare");
+      set_apart("compare", "compare_wait", waited);
+    }
     record["phase_seconds"] = phases;
     release_worker(std::move(worker), true);  // only now: the next run may remove the output folder
+    if (checked && !checked->has_value()) return checked->status();
     if (!compared) return compared.status();
+    if (checked) {  // the checks first, as if compared with the timed sets
+      auto& all = checked->value().at("cases").as_array();
+      for (auto& c : compared->at("cases").as_array()) all.push_back(std::move(c));
+      compared = std::move(checked->value());
+    }
 
     // Per shape: the worst case over its seeds (and dtypes, when the shape label includes one).
     std::map<std::string, ShapeOutcome> by_shape;
@@ -1010,6 +1071,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     if (is_timing_stage(request.stage) && !timed) {
       result.message += "\nnot timed: the Triton interpreter's latencies are not performance numbers "
                         "(timing needs triton-cuda and a GPU)";
+    } else if (!not_timed.empty()) {
+      result.message += "\nnot timed: " + not_timed;
     } else if (timed && !timing_ran) {
       std::string why = text_of(timing_report, "error");
       record["timing_error"] = why;

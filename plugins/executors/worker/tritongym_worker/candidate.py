@@ -11,6 +11,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -23,6 +24,10 @@ from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
 
 MAX_CAPTURE_BYTES = 64 * 1024
+# What a paused child says of its cases (the `run` reply's `cases`) before it is timed, in its folder: the fork
+# server passes it on with `ready_to_time`, and the host compares them before it times the candidate.
+CHECKED_FILE = "checked.json"
+MAX_CHECKED_BYTES = 4 * 1024 * 1024
 CODE_CACHES = 16  # Triton caches of recent code kept by a fork server (CandidateRole._code_cache)
 SPARE_READY_SECONDS = 60.0  # the longest a fork server waits for a spare child to ready itself
 
@@ -78,7 +83,7 @@ class CandidateRole:
         # host hears nothing of this run's turns until it has (_Spare.wait_readied).
         self._spare = self._fork_spare(wait=False)
         reply = self._wait(spare.pid, spare.report_fd, float(request.get("timeout_s", 60.0)),
-                           spare.ready_fd if pause else -1, spare.go_fd if pause else -1)
+                           spare.ready_fd if pause else -1, spare.go_fd if pause else -1, folder)
         for fd in (spare.ready_fd, spare.go_fd):
             try:
                 os.close(fd)
@@ -147,12 +152,14 @@ class CandidateRole:
             self._spare.close()
             self._spare = None
 
-    def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1) -> dict[str, Any]:
+    def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1,
+              folder: str = "") -> dict[str, Any]:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
         candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
         child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back, the GPU
         alone for its autotuner, or is ready to be timed, waits for the host's go-ahead (those waits do not
-        count against the child's time); after its autotuner, one `gpu_alone_done`; after its timed calls, one
+        count against the child's time; `ready_to_time` carries the child's cases and its folder, so that the
+        host can compare them before it times a candidate); after its autotuner, one `gpu_alone_done`; after its timed calls, one
         `timed`; a byte out of turn ends what is passed on. Nor does the time the host held the child while
         another evaluation was timed, which the host writes to holds/<pid>."""
         deadline = time.monotonic() + timeout_s
@@ -199,7 +206,8 @@ class CandidateRole:
                         paused = time.monotonic()
                         go = (self._tell_host("gpu_wanted", pid=pid) if said == b"w"
                               else self._tell_host("gpu_alone_wanted", pid=pid) if said == b"a"
-                              else self._tell_host("ready_to_time", answer="time", pid=pid))
+                              else self._tell_host("ready_to_time", answer="time", pid=pid,
+                                                   more={"folder": folder, "cases": _checked_cases(folder)}))
                         waited = time.monotonic() - paused
                         self._paused_s += waited
                         deadline += waited
@@ -241,16 +249,19 @@ class CandidateRole:
                           "message": f"the candidate's process exited with code {os.WEXITSTATUS(status)} "
                                      "before reporting (did it call exit()?)"})
         elif survivors and reply.get("verdict") in (None, "passed"):
-            reply.update({"verdict": "runtime_error",
-                          "message": "the candidate started processes that outlived it; candidates may not fork"})
+            # The host fails a candidate that would pass for it, and says it beside any other failure (a wrong
+            # answer's mismatch stays its verdict): a thread left compiling (ptxas) is caught here too.
+            reply["outlived"] = ("processes the candidate started (or a thread of it left running started) "
+                                 "outlived it; candidates may not fork")
         return reply
 
 
-    def _tell_host(self, event: str, answer: str = "continue", pid: int = 0) -> bool:
+    def _tell_host(self, event: str, answer: str = "continue", pid: int = 0,
+                   more: dict[str, Any] | None = None) -> bool:
         """An event in the middle of the run request: the host answers each one; True if it said `answer`
         ({"op": "time"} lets a child that is ready be timed; anything else skips timing). `pid`: the child's,
         which the host holds through the driver while the child says it is idle (idle_hold.hpp)."""
-        self.channel.send({"ok": True, "event": event, **({"pid": pid} if pid else {})})
+        self.channel.send({"ok": True, "event": event, **({"pid": pid} if pid else {}), **(more or {})})
         reply = self.channel.receive()
         return reply is not None and reply.get("op") == answer
 
@@ -514,9 +525,15 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         phases["tracing_start"] = time.perf_counter() - clock
     if turns is not None:
         reply["compiles_off_gpu"] = turns.handed_back
-        if guard is not None and not turns.ready_to_time():
-            reply["timing"] = {"error": "the host did not let the candidate be timed"}
-            return reply
+        if guard is not None:
+            try:  # a candidate that kept it from being written is timed before it is compared, as it was
+                with open(os.path.join(os.path.dirname(source_path), CHECKED_FILE), "w") as handle:
+                    json.dump(results, handle, default=str)
+            except OSError:
+                pass
+            if not turns.ready_to_time():
+                reply["timing"] = {"error": "the host did not let the candidate be timed"}
+                return reply
     if guard is not None:
         clock = time.perf_counter()
         reply["timing"] = guard.measure(entry, plan, reply["kernels"], turns.timed_calls_done if turns else None)
@@ -663,6 +680,21 @@ def _kill_group(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def _checked_cases(folder: str) -> list[Any] | None:
+    """The cases a paused child wrote to its folder (CHECKED_FILE); None if it wrote none the host can read. A
+    plain file only: the candidate's code may have put a link or a pipe (which would block this read) there."""
+    try:
+        fd = os.open(os.path.join(folder, CHECKED_FILE), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = handle.read(MAX_CHECKED_BYTES + 1)
+        cases = json.loads(data) if len(data) <= MAX_CHECKED_BYTES else None
+    except (OSError, ValueError):
+        return None
+    return cases if isinstance(cases, list) and all(isinstance(case, dict) for case in cases) else None
 
 
 def _read_capped(path: str) -> str:
