@@ -239,6 +239,7 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
     for (;;) {
       Item* item = nullptr;
       std::vector<EvaluationRequest> next;  // what comes after it
+      std::chrono::steady_clock::time_point started;
       {
         std::unique_lock lock(mutex);
         ++idle_slots;
@@ -247,11 +248,13 @@ int evaluate_batch(const CliContext& context, plugins::Registry& registry, Execu
         item = failed ? nullptr : pick(items, first_waiting, order);
         if (!item) return;  // a failure, or closed with every item taken
         item->taken = true;
+        // Started when taken, under the lock: the items' started_s keep the order in which they were taken
+        // (telling the executor of the next ones, below, takes longer for some than for others).
+        started = std::chrono::steady_clock::now();
+        item->started_s = std::chrono::duration<double>(started - judging_started).count();
         next = coming(slots);
       }
       tell(next);
-      auto started = std::chrono::steady_clock::now();
-      item->started_s = std::chrono::duration<double>(started - judging_started).count();
       Result<EvaluationResult> result = Status(StatusCode::internal, "not judged");
       try {
         result = judge(context, registry, executor, item->task, item->code, options);
