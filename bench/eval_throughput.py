@@ -271,6 +271,14 @@ def cases_made(results: list[dict]) -> str:
     return f"; cases made when their evaluation came {made}, found made {found}"
 
 
+def worker_wait_said(results: list[dict]) -> str:
+    """Since the executor is ready once its reference worker is, the first candidates may wait for a candidate
+    worker to finish starting: the longest such wait, which judging includes."""
+    waits = [r.get("phase_seconds", {}).get("worker_wait", 0.0) for r in results]
+    longest = max(waits, default=0.0)
+    return f"; candidates then waited up to {longest:.2f} s for a candidate worker to start" if longest >= 0.01 else ""
+
+
 def variant_lines(measured: dict, steady: list[dict], cold_s: float, n: int) -> list[str]:
     """The further steady-state passes (--variant), each against the same cold path."""
     lines = []
@@ -346,8 +354,8 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                if measured.get("cold_also") else []), "",
              (f"speedup, steady state vs cold: {cold_s / steady_s:.2f}x; " if has_steady else "")
              + f"first pass vs cold: {cold_s / first_s:.2f}x",
-             *([f"of the steady state, {steady[0]['batch_start_seconds']:.1f} s went to starting the executor's workers "
-                "(once per process; the ratio above counts it); judging alone took "
+             *([f"of the steady state, {steady[0]['batch_start_seconds']:.1f} s went to starting the executor "
+                "(once per process; the ratio above counts it)" + worker_wait_said(steady) + "; judging alone took "
                 f"{steady_s - steady[0]['batch_start_seconds']:.1f} s, "
                 f"{cold_s / (steady_s - steady[0]['batch_start_seconds']):.2f}x the cold path (a run that starts its pool "
                 "once approaches this)"]

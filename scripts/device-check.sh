@@ -19,6 +19,7 @@
 #                          EveryShippedOraclePasses, takes more than one call
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
+#   DEVICE_CONTEXT=1       bench/context_interference.py (another process's CUDA contexts against a timed kernel)
 #   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's automatic count)
 #   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top; several
 #                          are separated by '|': '{"workers": 6}|{"workers": 8}'
@@ -240,6 +241,12 @@ run() {
     PYTHONPATH="$PWD/$BUNDLE/plugins/python" timeout "${DEVICE_FIDELITY_SECONDS:-300}" "$TRITONGYM_PYTHON" \
       bench/timing_fidelity.py /tmp/tasks.json ${DEVICE_FIDELITY_ARGS:-} --out "$out/timing-fidelity.md" > "$out/timing-fidelity.log" 2>&1 || true
     tail -12 "$out/timing-fidelity.log"
+  fi
+  if [[ ${DEVICE_CONTEXT:-0} == 1 ]]; then
+    echo "== another process's CUDA contexts against a timed kernel (bench/context_interference.py)"
+    timeout "${DEVICE_CONTEXT_SECONDS:-120}" "$TRITONGYM_PYTHON" bench/context_interference.py \
+      --out "$out/context-interference.md" --save "$out/context-interference.json" > "$out/context-interference.log" 2>&1 || true
+    tail -3 "$out/context-interference.log"
   fi
   if [[ ${DEVICE_THROUGHPUT:-0} == 1 ]]; then
     echo "== evaluation throughput (bench/eval_throughput.py)"

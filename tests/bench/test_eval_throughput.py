@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
-from eval_throughput import autotune_lines  # noqa: E402
+from eval_throughput import autotune_lines, worker_wait_said  # noqa: E402
 
 
 def test_choices_are_compared_key_by_key_where_both_paths_tuned():
@@ -21,6 +21,14 @@ def test_choices_are_compared_key_by_key_where_both_paths_tuned():
     lines = autotune_lines(warm, cold)
     assert lines[0].endswith("the same config for 1 of 2 keys")  # "8, float16" was tuned on the cold path only
     assert lines[1:] == ["  t/gelu _gelu [64, float16]: warm BLOCK: 512; cold BLOCK: 256"]
+
+
+def test_the_longest_wait_for_a_candidate_worker_is_said_when_there_was_one():
+    # The executor is ready once its reference worker is; the first candidates may wait for their worker.
+    waited = [{"phase_seconds": {"worker_wait": 0.42}}, {"phase_seconds": {"worker_wait": 0.0}}, {}]
+    assert worker_wait_said(waited) == "; candidates then waited up to 0.42 s for a candidate worker to start"
+    assert worker_wait_said([{"phase_seconds": {"worker_wait": 0.001}}, {}]) == ""
+    assert worker_wait_said([]) == ""
 
 
 def test_without_autotuned_candidates_nothing_is_said():

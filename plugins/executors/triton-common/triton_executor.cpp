@@ -80,6 +80,7 @@ TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::
 
 TritonExecutor::~TritonExecutor() {
   if (ahead_) ahead_->stop();  // after the step in progress
+  for (auto& thread : starting_candidates_) thread.join();  // each ends within its worker's start timeout
   if (sampler_start_.joinable()) sampler_start_.join();
   {
     std::lock_guard lock(pool_mutex_);
@@ -215,31 +216,35 @@ Status TritonExecutor::ensure_reference_worker() const {
   if (python_.empty())
     return *(availability_ = Status(StatusCode::unavailable,
                                     "no Python for the workers: run scripts/setup.sh or set TRITONGYM_PYTHON"));
-  // Told the GPUs by the driver, the candidate workers start while the reference worker does (each imports
-  // torch: seconds). Otherwise they wait for the reference worker's count. The interpreter's need no GPU, and
-  // always start beside it.
-  std::vector<std::thread> starting;
+  // The reference worker starts first. On CUDA the driver is asked for the GPUs meanwhile (cuInit: a fraction
+  // of a second); told them, the candidate workers start while the reference worker does (each imports torch:
+  // seconds). Otherwise they wait for the reference worker's count. The interpreter's need no GPU, and always
+  // start beside it. Judging begins once the reference worker is up: an evaluation waits for the first idle
+  // candidate worker (acquire_worker), not for the last to start (their threads are joined on destruction).
+  std::thread asking;
   if (target_ == Target::interpreter && !gpus_asked_) {
     gpus_asked_ = true;
-    starting = prestart_candidates(capacity_);
+    starting_candidates_ = prestart_candidates(capacity_);
   }
   if (target_ == Target::cuda && !gpus_asked_) {
     gpus_asked_ = true;
-    std::string why_none;
-    std::vector<environment::GpuInfo> gpus = environment::probe_gpus(&why_none);
-    if (!gpus.empty()) {
-      gpu_count_ = static_cast<int64_t>(gpus.size());
-      {
-        std::lock_guard pool(pool_mutex_);
-        if (config_.workers == 0) capacity_ = automatic_workers(gpus, std::thread::hardware_concurrency());
+    asking = std::thread([this] {  // joined below, while this thread still holds reference_mutex_
+      std::string why_none;
+      std::vector<environment::GpuInfo> gpus = environment::probe_gpus(&why_none);
+      if (!gpus.empty()) {
+        gpu_count_ = static_cast<int64_t>(gpus.size());
+        {
+          std::lock_guard pool(pool_mutex_);
+          if (config_.workers == 0) capacity_ = automatic_workers(gpus, std::thread::hardware_concurrency());
+        }
+        starting_candidates_ = prestart_candidates(capacity_);
+      } else if (log_) {
+        log_->write(LogLevel::debug, "triton-cuda: " + why_none + "; the reference worker will count the GPUs");
       }
-      starting = prestart_candidates(capacity_);
-    } else if (log_) {
-      log_->write(LogLevel::debug, "triton-cuda: " + why_none + "; the reference worker will count the GPUs");
-    }
+    });
   }
   auto started = Worker::start(launch_for("reference", 0));
-  for (auto& thread : starting) thread.join();
+  if (asking.joinable()) asking.join();
   if (!started) return *(availability_ = started.status());
   reference_ = std::move(started.value());
   if (target_ == Target::cuda) {

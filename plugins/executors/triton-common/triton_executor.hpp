@@ -151,7 +151,8 @@ class TritonExecutor final : public Executor {
   WorkerLaunch launch_for(const std::string& role, int64_t slot) const;  // reference_mutex_ held
   static std::vector<std::string> visible_gpus();  // the host's CUDA_VISIBLE_DEVICES, split
   int64_t gpu_count_locked() const;  // GPUs the driver or the reference worker sees (reference_mutex_ held)
-  // Starts `count` candidate workers in threads and returns them, to be joined (reference_mutex_ held).
+  // Starts `count` candidate workers in threads and returns them, to be joined on destruction (reference_mutex_
+  // held); each puts its worker among the idle ones, or gives its slot back if it could not start.
   std::vector<std::thread> prestart_candidates(int64_t count) const;
 
   Target target_;
@@ -216,6 +217,7 @@ class TritonExecutor final : public Executor {
   mutable int64_t running_workers_ = 0;
   mutable int64_t next_slot_ = 0;
   mutable int64_t capacity_ = 1;  // workers: 0 in the config becomes automatic_workers() once the GPUs are known
+  mutable std::vector<std::thread> starting_candidates_;  // the first workers' starts (prestart_candidates)
 };
 
 }  // namespace tritongym::triton_executor
