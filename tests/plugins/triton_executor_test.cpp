@@ -457,6 +457,68 @@ TEST_F(TritonExecutorTest, AHintWhoseReferenceFailsLeavesTheEvaluationToSayWhy) 
   EXPECT_VERDICT(fine.value(), Verdict::passed);
 }
 
+// This test process's children, from /proc: pid, state, name (as the kernel keeps it: 15 characters) and command
+// line (empty for a zombie).
+struct OwnChild {
+  pid_t pid = 0;
+  char state = 0;
+  std::string name, command_line;
+};
+std::vector<OwnChild> own_children() {
+  std::vector<OwnChild> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    const auto open = line.find('(');
+    if (close == std::string::npos || open == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    OwnChild child;
+    pid_t parent = 0;
+    rest >> child.state >> parent;
+    if (parent != ::getpid()) continue;
+    child.pid = static_cast<pid_t>(std::stol(pid));
+    child.name = line.substr(open + 1, close - open - 1);
+    std::ifstream cmdline(entry.path() / "cmdline");
+    child.command_line.assign(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+    found.push_back(std::move(child));
+  }
+  return found;
+}
+
+// The worker processes (`python -m tritongym_worker`) among them, by pid, and any child left unreaped
+// ("<pid> zombie": a zombie's command line is gone, so which it was cannot be told).
+std::vector<std::string> own_workers() {
+  std::vector<std::string> found;
+  for (const auto& child : own_children()) {
+    if (child.state == 'Z') found.push_back(std::to_string(child.pid) + " zombie");
+    else if (child.command_line.find("tritongym_worker") != std::string::npos) found.push_back(std::to_string(child.pid));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The executor is available once its reference worker is; its candidate workers may still be starting then
+// (an evaluation waits for the first). One that is judged at once passes, and an executor ended at once, its
+// candidate workers perhaps still starting, leaves no worker process behind, not even an unreaped one.
+TEST_F(TritonExecutorTest, AnExecutorEndedWhileItsCandidateWorkersStartLeavesNoWorkerBehind) {
+  const std::vector<std::string> before = own_workers();  // the suite's executor's
+  for (const bool judge : {true, false}) {
+    auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 2, "timing_seconds": 0.15})"));
+    ASSERT_TRUE(made) << made.status().to_string();
+    std::unique_ptr<Executor> executor = std::move(made.value());
+    ASSERT_TRUE(executor->availability().is_ok());
+    if (judge) {
+      EXPECT_VERDICT(evaluate("correct", EvaluationStage::test, 120, executor.get()), Verdict::passed);
+    }
+    executor.reset();
+    EXPECT_EQ(own_workers(), before) << (judge ? "after a judging" : "ended at once");
+  }
+}
+
 // triton-cuda moves inputs and outputs through GPU memory (CUDA IPC) by default; the file transport stays
 // available, and both must judge every candidate alike.
 TEST_F(TritonExecutorTest, BothDataPlanesJudgeAlike) {
@@ -746,22 +808,8 @@ TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
 // The processes of tritongym-gpu-sampler this test process started (through its executor).
 std::vector<pid_t> own_samplers() {
   std::vector<pid_t> found;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto close = line.rfind(')');
-    const auto open = line.find('(');
-    if (close == std::string::npos || open == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state = 0;
-    pid_t parent = 0;
-    rest >> state >> parent;
-    if (parent == ::getpid() && line.substr(open + 1, close - open - 1).rfind("tritongym-gpu-s", 0) == 0)
-      found.push_back(static_cast<pid_t>(std::stol(name)));
-  }
+  for (const auto& child : own_children())
+    if (child.name.rfind("tritongym-gpu-s", 0) == 0) found.push_back(child.pid);
   return found;
 }
 
