@@ -27,7 +27,3 @@ def test_the_disturbed_blocks_are_held_against_the_quiet_ones_of_the_same_run():
     assert "the quiet blocks' medians spread 1.98% among themselves" in text
     assert "62 contexts created in the disturbed blocks, 0 in the quiet ones" in text
 
-
-def test_a_percentile_is_taken_from_the_sorted_calls():
-    assert bench._percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.99) == 5.0
-    assert bench._percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0

@@ -809,6 +809,18 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
       }
       return produced;
     };
+    // Has the reference worker compare `produced`, timed as `phase` beside the wait for it (`wait_phase`). On the
+    // file transport it compares on GPU 0, which it takes its turn at when the worker's GPU is another.
+    auto compare_as = [&](const std::vector<Produced>& produced, const char* wait_phase, const char* phase) {
+      if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();
+      lap(wait_phase);
+      waited = 0.0;
+      auto compared = compare(produced, request.task, plane, sharing(), waited);
+      if (reference_gpu.owns_lock()) reference_gpu.unlock();
+      lap(phase);
+      set_apart(phase, wait_phase, waited);
+      return compared;
+    };
     // A candidate is timed only if it passed its checks (as bench/cold_harness.py does): they are compared while
     // it waits to be timed, from what it said of its cases. A child that said nothing of them is timed first and
     // compared after, as every candidate was before 2026-12-02 (compare_before_timing: false).
@@ -821,14 +833,8 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         for (const auto& c : told->as_array())
           if (c.is_object() && text_of(c.as_object(), "status") == "bad_output") not_timed = "an output failed its checks";
         if (not_timed.empty()) {
-          if (!plane.on() && gpu != 0) reference_gpu.lock();  // as for the comparison after timing, below
-          lap("checks_compare_wait");
-          waited = 0.0;
-          checked = compare(checks_produced(text_of(*reply, "folder"), told->as_array()), request.task, plane,
-                            sharing(), waited);
-          if (reference_gpu.owns_lock()) reference_gpu.unlock();
-          lap("checks_compare");
-          set_apart("checks_compare", "checks_compare_wait", waited);
+          checked = compare_as(checks_produced(text_of(*reply, "folder"), told->as_array()), "checks_compare_wait",
+                               "checks_compare");
           if (!checked->has_value()) {
             not_timed = "its checks could not be compared";
           } else {
@@ -1003,15 +1009,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     }
     clock = std::chrono::steady_clock::now();
     Result<boost::json::object> compared = boost::json::object{{"cases", boost::json::array{}}};
-    if (!produced.empty()) {
-      if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();  // GPU 0 is this worker's own otherwise
-      lap("compare_wait");
-      waited = 0.0;
-      compared = compare(produced, request.task, plane, sharing(), waited);
-      if (reference_gpu.owns_lock()) reference_gpu.unlock();
-      lap("compare");
-      set_apart("compare", "compare_wait", waited);
-    }
+    if (!produced.empty()) compared = compare_as(produced, "compare_wait", "compare");
     record["phase_seconds"] = phases;
     release_worker(std::move(worker), true);  // only now: the next run may remove the output folder
     if (checked && !checked->has_value()) return checked->status();
