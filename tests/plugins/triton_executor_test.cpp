@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -517,6 +518,43 @@ TEST_F(TritonExecutorTest, AnExecutorEndedWhileItsCandidateWorkersStartLeavesNoW
     executor.reset();
     EXPECT_EQ(own_workers(), before) << (judge ? "after a judging" : "ended at once");
   }
+}
+
+// A reference worker that dies, or retires after stopping a torch.compile past its deadline, takes the GPU data
+// plane's blocks of every evaluation it served with it. An evaluation whose child was still being checked then
+// (on 2026-12-02 an oracle opened its output block after another task's compile had retired the worker, and was
+// scored a runtime error: CUDA_ERROR_INVALID_HANDLE) is judged again from its prepare, and its record says why.
+TEST_F(TritonExecutorTest, AnEvaluationWhoseCasesTheReferenceWorkerLostIsJudgedAgain) {
+  if (!kCuda) GTEST_SKIP() << "the GPU data plane is triton-cuda's (the interpreter's files outlive the worker)";
+  auto reference_workers = [] {
+    std::set<pid_t> found;
+    for (const auto& child : own_children())
+      if (child.state != 'Z' && child.command_line.find(std::string("--role\0reference", 16)) != std::string::npos)
+        found.insert(child.pid);
+    return found;
+  };
+  const std::set<pid_t> before = reference_workers();  // the suite's executor's
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 1, "timing_seconds": 0.15})"));
+  ASSERT_TRUE(made) << made.status().to_string();
+  std::unique_ptr<Executor> executor = std::move(made.value());
+  ASSERT_TRUE(executor->availability().is_ok());
+  pid_t reference = 0;
+  for (pid_t pid : reference_workers())
+    if (!before.count(pid)) reference = pid;
+  ASSERT_NE(reference, 0) << "the new executor's reference worker was not found among this process's children";
+  // Warmed by a first evaluation, the next one prepares in a fraction of a second; slow_checks.py then spends
+  // 2.4 s in its checks (0.6 s a call), during which its reference worker is killed.
+  EXPECT_VERDICT(evaluate("correct", EvaluationStage::test, 120, executor.get()), Verdict::passed);
+  std::optional<EvaluationResult> judged;
+  std::thread judging([&] { judged = evaluate("slow_checks", EvaluationStage::test, 120, executor.get()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(::kill(reference, SIGKILL), 0);
+  judging.join();
+  ASSERT_TRUE(judged.has_value());
+  EXPECT_VERDICT(*judged, Verdict::passed);
+  const std::string again = record_value(*judged, "judged_again");
+  EXPECT_NE(again.find("was replaced"), std::string::npos) << judged->record_json.substr(0, 2000);
+  EXPECT_VERDICT(evaluate("correct", EvaluationStage::test, 120, executor.get()), Verdict::passed);  // and it goes on
 }
 
 // triton-cuda moves inputs and outputs through GPU memory (CUDA IPC) by default; the file transport stays

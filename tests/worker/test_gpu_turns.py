@@ -121,6 +121,36 @@ def test_the_time_the_host_held_the_child_is_not_the_childs_time(tmp_path, monke
     assert not os.listdir(tmp_path / "worker" / "holds")  # the fork server removes the file with the child
 
 
+class HoldingWhileAnsweringHost(Host):
+    """Holds the child for `held_s` while it waits for its share back: another evaluation had the GPU alone and
+    held the checking children meanwhile (on the H200, 2026-12-02, for a torch.compile baseline's 283 s)."""
+
+    def __init__(self, root, held_s):
+        super().__init__()
+        self.root, self.held_s = root, held_s
+
+    def receive(self):
+        if self.sent[-1] == "gpu_wanted":
+            path = os.path.join(self.root, "holds", str(self.pids[-1]))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as handle:
+                handle.write(f"0.0 {time.monotonic():.6f}\n")
+            time.sleep(self.held_s)
+            with open(path, "w") as handle:
+                handle.write(f"{self.held_s:.6f} 0\n")
+        return super().receive()
+
+
+def test_a_hold_while_the_child_waits_for_its_share_is_taken_out_of_its_time_once(tmp_path, monkeypatch):
+    # Counted as a wait and as a hold, the same 2 s came out twice, and the child's time read below zero.
+    host = HoldingWhileAnsweringHost(str(tmp_path / "worker"), held_s=2.0)
+    [(reply, elapsed)] = _run(tmp_path, monkeypatch, COMPILES, host)
+    assert host.sent == ["gpu_idle", "gpu_wanted", "ready_to_time"]
+    assert reply.get("verdict") is None, reply
+    assert 0.0 < reply["wall_seconds"] < elapsed - 1.9, (reply["wall_seconds"], elapsed)
+    assert reply["wall_seconds"] > elapsed - 2.0 - 1.0  # and only once: the rest is the child's own
+
+
 def test_a_held_file_that_says_nothing_readable_extends_nothing(tmp_path, monkeypatch):
     host = HoldingHost(str(tmp_path / "worker"), held_s=0.0, content="ten seconds")
     [(reply, _)] = _run(tmp_path, monkeypatch, SLEEPS, host, timeout_s=1.0)

@@ -105,7 +105,7 @@ bool TritonExecutor::have_ceilings() {
 }
 
 Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                                     const boost::json::object& ceilings, const Plane& plane,
+                                                     const boost::json::object& ceilings, Plane& plane,
                                                      bool cached_only, std::shared_lock<GpuLock>* share,
                                                      double* waited) {
   boost::json::array requested;
@@ -121,7 +121,8 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
   if (plane.on()) request["gpu"] = plane.gpu;
   if (cached_only) request["cached_only"] = true;
   auto reply = reference_request(
-      request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id, share, waited);
+      request, (cached_only ? "looking up the baselines of " : "timing the baselines of ") + task.id, share, waited,
+      plane.on() ? &plane : nullptr);
   if (!reply) return reply.status();
   if (const auto* missing = reply->if_contains("missing"))
     return Status(StatusCode::not_found, "no cached baselines for shape " + boost::json::serialize(*missing));

@@ -247,6 +247,7 @@ Status TritonExecutor::ensure_reference_worker() const {
   if (asking.joinable()) asking.join();
   if (!started) return *(availability_ = started.status());
   reference_ = std::move(started.value());
+  ++reference_generation_;  // the blocks of evaluations the last one held are gone with it
   if (target_ == Target::cuda) {
     const auto* devices = reference_->hello().if_contains("cuda_devices");
     if (!devices || !devices->is_int64() || devices->as_int64() < 1) {
@@ -408,7 +409,7 @@ Result<boost::json::array> TritonExecutor::prepare_on_gpu(const TaskSpec& task, 
   auto reply = reference_request({{"op", "prepare"}, {"task", task_json(task)}, {"cases", requested},
                                   {"gpu", plane.gpu}, {"evaluation", plane.evaluation}, {"receive", receive},
                                   {"memory_fraction", config_.reference_memory_fraction}},
-                                 "preparing the cases of " + task.id, share, &waited);
+                                 "preparing the cases of " + task.id, share, &waited, &plane);
   if (!reply) return reply.status();
   const auto& replies = reply->at("cases").as_array();
   if (replies.size() != cases.size())
@@ -531,7 +532,7 @@ Result<std::vector<std::string>> TritonExecutor::static_warnings(const Evaluatio
 }
 
 Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>& produced, const TaskSpec& task,
-                                                    const Plane& plane, std::shared_lock<GpuLock>* share,
+                                                    Plane& plane, std::shared_lock<GpuLock>* share,
                                                     double& waited) {
   boost::json::array requested;
   for (const auto& [c, output, received, told] : produced) {
@@ -549,7 +550,8 @@ Result<boost::json::object> TritonExecutor::compare(const std::vector<Produced>&
     }
     requested.push_back(std::move(entry));
   }
-  return reference_request({{"op", "compare"}, {"cases", requested}}, "comparing", share, &waited);
+  return reference_request({{"op", "compare"}, {"cases", requested}}, "comparing", share, &waited,
+                           plane.on() ? &plane : nullptr);
 }
 
 std::unique_lock<std::mutex> TritonExecutor::lock_reference(std::shared_lock<GpuLock>* share, double* waited) {
@@ -559,14 +561,28 @@ std::unique_lock<std::mutex> TritonExecutor::lock_reference(std::shared_lock<Gpu
 }
 
 Result<boost::json::object> TritonExecutor::reference_request(boost::json::object request, const std::string& what,
-                                                              std::shared_lock<GpuLock>* share, double* waited) {
+                                                              std::shared_lock<GpuLock>* share, double* waited,
+                                                              Plane* plane) {
   ReferenceWanted wanted(ahead_.get());
   auto lock = lock_reference(share, waited);
   if (Status status = ensure_reference_worker(); !status.is_ok()) return status;
+  if (plane && plane->generation >= 0 && plane->generation != reference_generation_) {
+    // Its worker retired (another evaluation's torch.compile stopped) or died since it made the blocks. They
+    // were still needed unless the child had ended and a request since found them (a release never needs them).
+    const bool releasing = text_of(request, "op") == "release";
+    if (!releasing || !plane->verified) plane->lost = true;
+    return Status(StatusCode::unavailable, "the reference worker that held the cases of " + plane->evaluation +
+                                           " was replaced before " + what);
+  }
   auto reply = reference_->request(request, kReferenceTimeoutSeconds);
   if (!reply) {
     reference_.reset();
+    if (plane && plane->generation >= 0) plane->lost = true;  // the blocks it had made went with it
     return Status(StatusCode::internal, "the reference worker failed while " + what + ": " + reply.status().message());
+  }
+  if (plane) {
+    if (plane->generation < 0) plane->generation = reference_generation_;
+    if (plane->child_ended) plane->verified = true;
   }
   // A worker whose state can no longer be trusted (a torch.compile it had to stop) answers, then exits.
   if (const auto* retire = reply->if_contains("retire"); retire && retire->is_bool() && retire->as_bool())
@@ -617,24 +633,61 @@ void TritonExecutor::release_worker(std::unique_ptr<Worker> worker, bool keep) {
 
 class TritonExecutor::PlaneRelease {
  public:
-  // `share`: the evaluation's share of its GPU, used for the release if it is held then.
-  PlaneRelease(TritonExecutor& executor, const Plane& plane, std::shared_lock<GpuLock>& share)
-      : executor_(executor), plane_(plane), share_(share) {}
+  // `share`: the evaluation's share of its GPU, used for the release if it is held then. `lost` is set last
+  // thing: whether the blocks went missing while the evaluation still needed them (its release finds that out
+  // for a child that failed and left nothing to compare).
+  PlaneRelease(TritonExecutor& executor, Plane& plane, std::shared_lock<GpuLock>& share, bool& lost)
+      : executor_(executor), plane_(plane), share_(share), lost_(lost) {}
   ~PlaneRelease() {
-    if (plane_.on())  // best effort: a reference worker that died took its blocks with it
+    if (plane_.on() && plane_.generation >= 0)  // best effort: a reference worker that died took its blocks with it
       (void)executor_.reference_request({{"op", "release"}, {"evaluation", plane_.evaluation}}, "releasing an evaluation",
-                                        share_.owns_lock() ? &share_ : nullptr);
+                                        share_.owns_lock() ? &share_ : nullptr, nullptr, &plane_);
+    lost_ = plane_.lost;
   }
   PlaneRelease(const PlaneRelease&) = delete;
   PlaneRelease& operator=(const PlaneRelease&) = delete;
 
  private:
   TritonExecutor& executor_;
-  const Plane& plane_;
+  Plane& plane_;
   std::shared_lock<GpuLock>& share_;
+  bool& lost_;
 };
 
 Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& request) noexcept {
+  // A reference worker retires when it had to stop a torch.compile, and is replaced when it dies; either takes
+  // the blocks of every evaluation it served with it. An evaluation that still needed them (its child maps
+  // them; its comparison and baselines read them) would end on the harness's loss: a candidate that could not
+  // open its inputs is not a candidate that failed. It is judged again from its prepare, once; the record says so.
+  try {
+    auto started = std::chrono::steady_clock::now();
+    bool lost = false;
+    Result<EvaluationResult> first = evaluate_once(request, lost);
+    if (!lost) return first;
+    const std::string what = first ? std::string(verdict_name(first->verdict)) + ": " + first->message
+                                   : "error: " + first.status().message();
+    const double first_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (log_)
+      log_->write(LogLevel::warn, "triton executor: the reference worker was replaced while " + request.task.id +
+                                      " was judged; judging it again (first attempt: " + what.substr(0, 200) + ")");
+    Result<EvaluationResult> again = evaluate_once(request, lost);
+    if (lost)
+      return Status(StatusCode::unavailable, "the reference worker was replaced twice while " + request.task.id +
+                                                 " was judged: its cases were lost both times (" + what + ")");
+    if (!again) return again;
+    boost::json::object record;
+    if (auto parsed = boost::json::parse(again->record_json); parsed.is_object()) record = std::move(parsed.as_object());
+    record["judged_again"] = {{"why", "the reference worker that held its cases was replaced"},
+                              {"first_attempt", what},
+                              {"first_attempt_seconds", first_seconds}};
+    again->record_json = boost::json::serialize(record);
+    return again;
+  } catch (const std::exception& error) {
+    return Status(StatusCode::internal, std::string("triton executor: ") + error.what());
+  }
+}
+
+Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& request, bool& cases_lost) {
   try {
     const bool timed = is_timing_stage(request.stage) && target_ == Target::cuda;
     TaskInUse in_use(*this, request.task.id);
@@ -687,7 +740,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
         for (size_t i = 0; i < timing[s].sets.size(); ++i)
           plane.wanted.emplace_back("timed-" + std::to_string(s) + "-" + std::to_string(i), timing[s].sets[i].expected);
     }
-    PlaneRelease plane_release(*this, plane, gpu_shared);
+    PlaneRelease plane_release(*this, plane, gpu_shared, cases_lost);
     // The static checks read the source only: no GPU, and no reference worker.
     std::vector<std::string> warnings;
     if (request.stage != EvaluationStage::compile) {
@@ -894,6 +947,7 @@ Result<EvaluationResult> TritonExecutor::evaluate(const EvaluationRequest& reque
     }
 
     idle.release();  // the run has ended
+    plane.child_ended = true;
     EvaluationResult result;
     result.warnings = warnings;
     boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},

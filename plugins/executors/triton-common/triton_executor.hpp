@@ -43,6 +43,8 @@ class TritonExecutor final : public Executor {
 
   Status availability() const noexcept override;
   ExecutorInfo info() const noexcept override;
+  // Judges the request; one whose cases the reference worker lost while they were still needed is judged
+  // again, once (evaluate_once says so in `cases_lost`).
   Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept override;
   // Queues the request's cases to be made while the reference worker has nothing else to do (prepare_ahead.hpp).
   void expect(const EvaluationRequest& request) noexcept override;
@@ -82,6 +84,12 @@ class TritonExecutor final : public Executor {
     std::map<std::string, boost::json::value> inputs;   // Case::expected -> descriptor of its exported inputs
     std::map<std::string, boost::json::value> receive;  // id -> descriptor of its receive block
     bool on() const { return !evaluation.empty(); }
+    // The blocks live in one reference worker's memory; another worker (after a retirement or a death)
+    // has none of them. reference_request keeps count (it holds reference_mutex_ while it does):
+    int64_t generation = -1;    // the reference worker that made the blocks (reference_generation_), once made
+    bool child_ended = false;   // the candidate's child no longer reads or writes them
+    bool verified = false;      // a request after the child ended found the blocks' worker still there
+    bool lost = false;          // they were gone while still needed: the evaluation is judged again
   };
   // Frees an evaluation's blocks in the reference worker when it ends, however it ends.
   class PlaneRelease;
@@ -102,12 +110,17 @@ class TritonExecutor final : public Executor {
                                                 std::shared_lock<GpuLock>* share, double& waited);
   Result<boost::json::array> prepare_on_gpu(const TaskSpec& task, const std::vector<Case>& cases, Plane& plane,
                                             std::shared_lock<GpuLock>* share, double& waited);
-  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task, const Plane& plane,
+  Result<boost::json::object> compare(const std::vector<Produced>& produced, const TaskSpec& task, Plane& plane,
                                       std::shared_lock<GpuLock>* share, double& waited);
+  // With `plane`, a request about that evaluation's blocks: the first (its prepare) records which reference
+  // worker made them; a later one that finds another worker there is not sent, and says so
+  // (StatusCode::unavailable), marking the blocks lost where the evaluation still needed them.
   Result<boost::json::object> reference_request(boost::json::object request, const std::string& what,
-                                                std::shared_lock<GpuLock>* share = nullptr, double* waited = nullptr);
+                                                std::shared_lock<GpuLock>* share = nullptr, double* waited = nullptr,
+                                                Plane* plane = nullptr);
   std::unique_lock<std::mutex> lock_reference(std::shared_lock<GpuLock>* share, double* waited);
   Status ensure_reference_worker() const;  // caller holds reference_mutex_
+  Result<EvaluationResult> evaluate_once(const EvaluationRequest& request, bool& cases_lost);
 
   // The timing stages (timing_stage.cpp).
   static bool is_timing_stage(EvaluationStage stage);
@@ -118,7 +131,7 @@ class TritonExecutor final : public Executor {
   bool have_ceilings();  // measured already in this process: machine_ceilings() times nothing
   // With `cached_only`, times none: a shape missing from the cache gives StatusCode::not_found.
   Result<boost::json::array> baselines(const TaskSpec& task, const std::vector<TimingShape>& shapes,
-                                       const boost::json::object& ceilings, const Plane& plane, bool cached_only,
+                                       const boost::json::object& ceilings, Plane& plane, bool cached_only,
                                        std::shared_lock<GpuLock>* share = nullptr, double* waited = nullptr);
   // What the GPU's sampler saw in a candidate's turn alone (device_sampler.hpp), or why nothing.
   struct DeviceSampling {
@@ -166,6 +179,7 @@ class TritonExecutor final : public Executor {
 
   mutable std::mutex reference_mutex_;  // one request at a time to the reference worker
   mutable std::unique_ptr<Worker> reference_;
+  mutable int64_t reference_generation_ = 0;  // reference workers started so far (the current one's number)
   mutable std::optional<Status> availability_;
   // The candidate workers' start decided, once: on CUDA, after asking the driver for the GPUs
   // (environment::probe_gpus); on the interpreter, at once.

@@ -171,6 +171,14 @@ class CandidateRole:
         being_timed = False  # said ready, and the host said go
         status = None
         os.set_blocking(read_fd, False)
+
+        def apart(wait: Any) -> tuple[Any, float]:
+            """What `wait()` returns, and the seconds it took that no hold counts already: the host may hold
+            the child (holds/<pid>) while it answers, and those seconds are taken out once, below."""
+            began, held = time.monotonic(), _held_seconds(held_file)
+            answer = wait()
+            return answer, max(0.0, time.monotonic() - began - (_held_seconds(held_file) - held))
+
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
                 remaining = deadline + _held_seconds(held_file) - time.monotonic()
@@ -183,14 +191,12 @@ class CandidateRole:
                     said = os.read(ready_fd, 1)
                     listening = True
                     if self._spare is not None:  # the host may let go of the share at this: the next child first
-                        waited = self._spare.wait_readied()  # not the child's time
+                        _, waited = apart(self._spare.wait_readied)  # not the child's time
                         self._paused_s += waited
                         deadline += waited
                     if being_timed:  # only b"d" (timed: its share of the GPU is enough from now on) comes now
                         if said == b"d":  # the child waits while the host closes its window on the device
-                            paused = time.monotonic()
-                            self._tell_host("timed")
-                            waited = time.monotonic() - paused
+                            _, waited = apart(lambda: self._tell_host("timed"))
                             self._paused_s += waited
                             deadline += waited
                             try:
@@ -203,12 +209,11 @@ class CandidateRole:
                     elif said == b"t":  # its autotuner's benchmarks are done: its share is enough again
                         self._tell_host("gpu_alone_done", pid=pid)
                     elif said in (b"w", b"r", b"a"):  # wants its share back, the GPU alone to be timed or to tune
-                        paused = time.monotonic()
-                        go = (self._tell_host("gpu_wanted", pid=pid) if said == b"w"
-                              else self._tell_host("gpu_alone_wanted", pid=pid) if said == b"a"
-                              else self._tell_host("ready_to_time", answer="time", pid=pid,
-                                                   more={"folder": folder, "cases": _checked_cases(folder)}))
-                        waited = time.monotonic() - paused
+                        go, waited = apart(
+                            lambda: self._tell_host("gpu_wanted", pid=pid) if said == b"w"
+                            else self._tell_host("gpu_alone_wanted", pid=pid) if said == b"a"
+                            else self._tell_host("ready_to_time", answer="time", pid=pid,
+                                                 more={"folder": folder, "cases": _checked_cases(folder)}))
                         self._paused_s += waited
                         deadline += waited
                         try:
