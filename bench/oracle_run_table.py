@@ -1,8 +1,10 @@
 """The tables of an oracle run (examples/oracle-all-tasks.yaml), read from its store.
 
-    python bench/oracle_run_table.py RUN_DIR [--out FILE.md]
+    python bench/oracle_run_table.py RUN_DIR [RUN_DIR ...] [--out FILE.md]
 
-RUN_DIR holds run.sqlite (one shard, or the folder `tritongym merge` wrote). For every episode: its
+RUN_DIR holds run.sqlite (one shard, or the folder `tritongym merge` wrote). Several folders (runs of
+parts of the task set, which `merge` refuses to join because their configs differ) make one table,
+a task recorded in two of them counted once, from the last folder named. For every episode: its
 verdict and, per shape of its final score, the submitted oracle's CUPTI median, the baselines timed
 interleaved in the reference worker (eager PyTorch, torch.compile, the oracle again), the oracle's
 speedup over eager and over torch.compile, Perf (oracle baseline / submitted: ~1.0 when the harness
@@ -55,27 +57,45 @@ def missing_compile(records: dict[str, dict], episodes: list) -> list[str]:
     return lines
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("run_dir")
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
-    path = os.path.join(args.run_dir, "run.sqlite")
+def read_store(run_dir: str) -> tuple[list, int | None, dict[str, dict], dict[str, list]]:
+    """A store's episodes (by task), planned count, final records and shape rows."""
+    path = os.path.join(run_dir, "run.sqlite")
     if not os.path.exists(path):
         sys.exit(f"{path}: no such store")
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     episodes = db.execute("SELECT episode_key, task_id, verdict, wall_seconds, gpu_seconds FROM episodes "
                           "ORDER BY task_id").fetchall()
     planned = db.execute("SELECT planned_episodes FROM runs").fetchone()
-    records = final_records(db, episodes)
-    lines = [f"episodes recorded: {len(episodes)} of {planned[0] if planned else '?'}",
+    shapes = {key: db.execute("SELECT shape, passed, candidate_us, eager_us, compile_us, oracle_us, "
+                              "speed_of_light_us FROM shapes WHERE episode_key = ? ORDER BY position",
+                              (key,)).fetchall() for key, *_ in episodes}
+    return episodes, planned[0] if planned else None, final_records(db, episodes), shapes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    by_task: dict[str, tuple] = {}
+    records: dict[str, dict] = {}
+    shape_rows: dict[str, list] = {}
+    planned_total: int | None = 0
+    for run_dir in args.run_dirs:
+        found, planned, found_records, found_shapes = read_store(run_dir)
+        planned_total = None if planned is None or planned_total is None else planned_total + planned
+        for episode in found:
+            by_task[episode[1]] = episode
+        records.update(found_records)
+        shape_rows.update(found_shapes)
+    episodes = [by_task[task] for task in sorted(by_task)]
+    lines = [f"episodes recorded: {len(episodes)} of {planned_total if planned_total is not None else '?'}",
              f"passed: {sum(1 for e in episodes if e[2] == 'passed')}", "",
              "| task | shape | submitted µs | oracle µs | eager µs | torch.compile µs | vs eager | vs compile "
              "| Perf | % SoL |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    vs_eager, vs_compile, perf = [], [], []
+    vs_eager, vs_compile, perf, sol = [], [], [], []
     for key, task, verdict, _, _ in episodes:
-        shapes = db.execute("SELECT shape, passed, candidate_us, eager_us, compile_us, oracle_us, speed_of_light_us "
-                            "FROM shapes WHERE episode_key = ? ORDER BY position", (key,)).fetchall()
+        shapes = shape_rows[key]
         if not shapes:
             lines.append(f"| {task} | ({verdict}) | | | | | | | | |")
         for shape, passed, mine, eager, compiled, oracle, floor in shapes:
@@ -83,13 +103,19 @@ def main() -> int:
             vs_eager += [e] if e else []
             vs_compile += [c] if c else []
             perf += [p] if p else []
+            sol += [(100 * floor / mine, f"{task} {shape}")] if floor and mine else []
             lines.append(f"| {task} | {shape}{'' if passed else ' (failed)'} | {cell(mine, '{:.1f}')} | "
                          f"{cell(oracle, '{:.1f}')} | {cell(eager, '{:.1f}')} | {cell(compiled, '{:.1f}')} | "
                          f"{cell(e, '{:.2f}x')} | {cell(c, '{:.2f}x')} | {cell(p)} | "
                          f"{cell(ratio(floor, mine) and 100 * floor / mine, '{:.0f}')} |")
-    lines += ["", f"geomean over shapes: vs eager {geomean(vs_eager):.2f}x ({len(vs_eager)} shapes), "
-              f"vs torch.compile {geomean(vs_compile):.2f}x ({len(vs_compile)}), "
-              f"Perf {geomean(perf):.3f} ({len(perf)}); shapes slower than eager: {sum(1 for v in vs_eager if v < 1)}",
+    lines += ["", f"geomean over shapes: vs eager {cell(geomean(vs_eager) if vs_eager else None, '{:.2f}x')} "
+              f"({len(vs_eager)} shapes), vs torch.compile {cell(geomean(vs_compile) if vs_compile else None, '{:.2f}x')} "
+              f"({len(vs_compile)}), Perf {cell(geomean(perf) if perf else None, '{:.3f}')} ({len(perf)}); "
+              f"shapes slower than eager: {sum(1 for v in vs_eager if v < 1)}",
+              f"Perf within 5% of 1: {sum(1 for v in perf if abs(v - 1) <= 0.05)} of {len(perf)} shapes "
+              f"(lowest {cell(min(perf, default=None))}, highest {cell(max(perf, default=None))}); "
+              f"% SoL above 100: {sum(1 for v, _ in sol if v > 100)} of {len(sol)} shapes"
+              + (f" (most {max(sol)[0]:.0f}%, {max(sol)[1]})" if sol else ""),
               *missing_compile(records, episodes),
               "", "| task | verdict | episode s | GPU s | prepare s | candidate s | compare s | baselines s |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]

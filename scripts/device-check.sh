@@ -37,9 +37,12 @@
 #   DEVICE_ORACLE_RUN=I/N  shard I of N of examples/oracle-all-tasks.yaml, stopped (Ctrl-C, a consistent
 #                          store) after DEVICE_ORACLE_RUN_SECONDS, or DEVICE_ORACLE_GRACE (150) + 30 s
 #                          before DEVICE_LANE_DEADLINE: running episodes get the grace to finish;
-#                          its folder is $OUT/oracle-run/shard-I-of-N (in device-logs.tgz).
+#                          its folder is $OUT/oracle-run/shard-I-of-N (in device-logs.tgz; 0/1, the whole
+#                          run, writes to $OUT/oracle-run itself: carry it back as .../shard-0-of-1).
 #                          A carried device-state/oracle-run/shard-I-of-N is resumed instead (`tritongym
 #                          resume`); join the finished shards here with `tritongym merge`.
+#   DEVICE_ORACLE_RUN_ARGS="key=value ..."  overrides for a fresh oracle run (none holds a space), e.g.
+#                          'suites.0.tasks=[standard/softmax,standard/rmsnorm]' for some tasks only
 #
 #   scripts/device-check.sh lanes "VAR=x VAR=y" "VAR=z"   (on a machine of several GPUs)
 #       one `run` per argument, at once, the i-th on GPU i alone (CUDA_VISIBLE_DEVICES=i); the native module
@@ -280,8 +283,10 @@ run() {
       interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$grace" "$tg" resume "$out/oracle-run/$shard_dir" \
         > "$out/oracle-run.log" 2>&1 || true
     else
+      local overrides=()
+      [[ -n ${DEVICE_ORACLE_RUN_ARGS:-} ]] && read -r -a overrides <<< "$DEVICE_ORACLE_RUN_ARGS"
       interrupt_after "${DEVICE_ORACLE_RUN_SECONDS:-500}" "$grace" "$tg" run examples/oracle-all-tasks.yaml \
-        --shard "$DEVICE_ORACLE_RUN" "output.dir=$out/oracle-run" > "$out/oracle-run.log" 2>&1 || true
+        --shard "$DEVICE_ORACLE_RUN" "output.dir=$out/oracle-run" "${overrides[@]}" > "$out/oracle-run.log" 2>&1 || true
     fi
     grep -E "episodes recorded|Pass@1|^oracle" "$out/oracle-run.log" | head -12 || true
   fi

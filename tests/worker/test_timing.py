@@ -81,6 +81,35 @@ def test_a_slow_function_is_timed_fewer_times_but_never_fewer_than_the_floor():
     assert timing.plan_rounds(3_000_000.0, 0.4, 20, 500, 6.0) == timing.SLOW_MIN_CALLS
 
 
+def test_a_function_timed_alone_goes_round_its_input_sets_in_order():
+    assert timing.call_order(["candidate"], 6, 4) == [("candidate", i % 4) for i in range(6)]
+
+
+@pytest.mark.parametrize("functions", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("sets", [1, 2, 3, 4, 6])
+def test_interleaved_functions_never_read_a_set_another_just_read_and_each_meets_every_set(functions, sets):
+    names = [f"f{i}" for i in range(functions)]
+    order = timing.call_order(names, 4 * sets, sets)
+    assert [name for name, _ in order] == names * (4 * sets)  # interleaved call by call, round by round
+    if sets != 2 or functions % 2:  # with two sets, an even number of functions keeps one set each
+        for name in names:
+            assert {s for n, s in order if n == name} == set(range(sets))
+    last_read: dict[int, int] = {}
+    for call, (_, chosen) in enumerate(order):
+        if chosen in last_read and sets > 1:
+            # Back after as many calls (and scrubs) as there are sets, one fewer where a turn was shifted,
+            # and never straight after the call that read it.
+            assert call - last_read[chosen] >= max(sets - 1, 2)
+        last_read[chosen] = call
+
+
+def test_three_baselines_over_four_sets_read_them_as_a_candidate_alone_does():
+    # eager, torch.compile and the oracle: the i-th call reads set i % 4, never the set of the call before.
+    order = timing.call_order(["eager", "compile", "oracle"], 4, 4)
+    assert [s for _, s in order] == [i % 4 for i in range(12)]
+    assert [s for n, s in order if n == "oracle"] == [2, 1, 0, 3]
+
+
 def test_spread_is_the_interquartile_range_over_the_median():
     assert timing.spread_pct([100.0] * 10) == 0.0
     assert timing.spread_pct([90.0, 95.0, 100.0, 105.0, 110.0]) == pytest.approx(15.0)

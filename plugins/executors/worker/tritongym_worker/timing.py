@@ -4,8 +4,8 @@ Used by the candidate's child (the candidate alone) and by the reference worker 
 and the oracle, interleaved). docs/timing.md explains the method:
 
 - warm up first (compile and autotune happen there), then time many calls;
-- cold L2 by default: calls rotate over input sets, and when the sets together are smaller than twice
-  the L2 a scrub buffer of twice the L2 is read between calls (attributed to the harness, not to the call);
+- cold L2 by default: each call takes the next of several input sets, and a scrub buffer of twice the
+  L2 is read before every call (attributed to the harness, not to the call);
 - per call: the sum of the durations of every kernel, memcpy and memset the call launched, on any
   stream (CUPTI, attributed by correlation id); CUDA events on the caller's stream; the host clock
   around the call and a device synchronise;
@@ -18,6 +18,7 @@ candidate that replaces time.perf_counter or torch.cuda.Event afterwards does no
 from __future__ import annotations
 
 import glob
+import math
 import os
 import statistics
 import sys
@@ -166,7 +167,28 @@ def plan_rounds(per_round_us: float, target_seconds: float, min_calls: int, max_
 
 
 # Part of every cached baseline's key: a change to how calls are timed makes earlier baselines stale.
-METHOD = "scrub-before-every-cold-call"
+METHOD = "scrub-before-every-cold-call, next-set-per-call"
+
+
+def call_order(names: Sequence[str], rounds: int, sets: int) -> list[tuple[str, int]]:
+    """The timed calls in order, (function, input set): the functions interleaved round by round, each call on
+    the next input set, so that a set comes back only after about `sets` calls and as many scrubs, whichever
+    function reads it, as it does for a function timed alone. Where the functions' count and the sets' share
+    a factor (2 functions, 4 sets), each later turn through the sets starts one further on, so that every
+    function still meets every set (a set then comes back after `sets` - 1 calls at least). Not with two
+    sets: a shift there would read one set twice in a row, so each of an even number of functions keeps one.
+
+    Before 2026-12-02 a round took one set for all its functions, so the second and third read what the first
+    had just read, with one scrub between, and part of it was still in L2. On the H200, the same layernorm
+    kernel under three names at 32768 x 1024 float16 read 36.42 us first in its round, 35.36 and 35.33 us
+    second and third, and 36.19 us alone; a set per call read 36.19 to 36.27 us for all three."""
+    shared = math.gcd(len(names), sets)
+    order = []
+    for round_index in range(rounds):
+        shift = round_index // (sets // shared) if shared > 1 and sets > 2 else 0
+        for position, name in enumerate(names):
+            order.append((name, (round_index * len(names) + position + shift) % sets))
+    return order
 
 
 def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequence[Sequence[Any]], *,
@@ -210,7 +232,6 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
     seconds["warm_up"], clock = (_perf_counter_ns() - clock) / 1e9, _perf_counter_ns()
 
     results = {name: CallTimes(name) for name in functions}
-    order = list(functions.items())
     stream = torch.cuda.current_stream()
     if window is not None:
         window.take(shape)  # the warm-up and the estimate: items of the window, not of any call
@@ -221,33 +242,33 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
         call = 0
         owners: list[tuple[str, int]] = []
         with torch.no_grad():
-            for round_index in range(rounds):
-                set_index = round_index % len(input_sets)
+            for name, set_index in call_order(list(functions), rounds, len(input_sets)):
+                function = functions[name]
                 values = input_sets[set_index]
-                for name, function in order:
-                    if scrub is not None:
-                        # Reading (not writing) twice the L2 evicts the call's data and leaves clean
-                        # lines, like ncu's cache control: no write-backs charged to the next call.
-                        tracer.cupti_set_call(HARNESS_CALL)
-                        torch.sum(scrub, dtype=torch.int64)
-                    _synchronize()
-                    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-                    tracer.cupti_set_call(call)
-                    start.record(stream)
-                    began = _perf_counter_ns()
-                    returned = function(*values)
-                    end.record(stream)
-                    _synchronize()
-                    ended = _perf_counter_ns()
-                    tracer.cupti_set_call(OUTSIDE_CALL)
-                    times = results[name]
-                    times.event_us.append(start.elapsed_time(end) * 1000.0)
-                    times.wall_us.append((ended - began) / 1000.0)
-                    if keep_outputs:
-                        times.outputs[set_index] = returned
-                    owners.append((name, call))
-                    call += 1
-                    del returned
+                if scrub is not None:
+                    # Reading (not writing) twice the L2 evicts most of the last call's data (not all of
+                    # it: call_order) and leaves clean lines, like ncu's cache control: no write-backs
+                    # charged to the next call.
+                    tracer.cupti_set_call(HARNESS_CALL)
+                    torch.sum(scrub, dtype=torch.int64)
+                _synchronize()
+                start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+                tracer.cupti_set_call(call)
+                start.record(stream)
+                began = _perf_counter_ns()
+                returned = function(*values)
+                end.record(stream)
+                _synchronize()
+                ended = _perf_counter_ns()
+                tracer.cupti_set_call(OUTSIDE_CALL)
+                times = results[name]
+                times.event_us.append(start.elapsed_time(end) * 1000.0)
+                times.wall_us.append((ended - began) / 1000.0)
+                if keep_outputs:
+                    times.outputs[set_index] = returned
+                owners.append((name, call))
+                call += 1
+                del returned
     finally:
         seconds["calls"], clock = (_perf_counter_ns() - clock) / 1e9, _perf_counter_ns()
         activities = window.take(shape) if window is not None else tracer.cupti_stop()
