@@ -1,10 +1,9 @@
 """The tables of an oracle run (examples/oracle-all-tasks.yaml), read from its store.
 
-    python bench/oracle_run_table.py RUN_DIR [RUN_DIR ...] [--out FILE.md]
+    python bench/oracle_run_table.py RUN_DIR [--out FILE.md]
 
-RUN_DIR holds run.sqlite (one shard, or the folder `tritongym merge` wrote). Several folders (runs of
-parts of the task set, which `merge` refuses to join because their configs differ) make one table,
-a task recorded in two of them counted once, from the last folder named. For every episode: its
+RUN_DIR holds run.sqlite (one shard, or the folder `tritongym merge` wrote from shards or from runs of
+parts of the task set). For every episode: its
 verdict and, per shape of its final score, the submitted oracle's CUPTI median, the baselines timed
 interleaved in the reference worker (eager PyTorch, torch.compile, the oracle again), the oracle's
 speedup over eager and over torch.compile, Perf (oracle baseline / submitted: ~1.0 when the harness
@@ -57,45 +56,27 @@ def missing_compile(records: dict[str, dict], episodes: list) -> list[str]:
     return lines
 
 
-def read_store(run_dir: str) -> tuple[list, int | None, dict[str, dict], dict[str, list]]:
-    """A store's episodes (by task), planned count, final records and shape rows."""
-    path = os.path.join(run_dir, "run.sqlite")
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("run_dir")
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    path = os.path.join(args.run_dir, "run.sqlite")
     if not os.path.exists(path):
         sys.exit(f"{path}: no such store")
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     episodes = db.execute("SELECT episode_key, task_id, verdict, wall_seconds, gpu_seconds FROM episodes "
                           "ORDER BY task_id").fetchall()
     planned = db.execute("SELECT planned_episodes FROM runs").fetchone()
-    shapes = {key: db.execute("SELECT shape, passed, candidate_us, eager_us, compile_us, oracle_us, "
-                              "speed_of_light_us FROM shapes WHERE episode_key = ? ORDER BY position",
-                              (key,)).fetchall() for key, *_ in episodes}
-    return episodes, planned[0] if planned else None, final_records(db, episodes), shapes
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
-    by_task: dict[str, tuple] = {}
-    records: dict[str, dict] = {}
-    shape_rows: dict[str, list] = {}
-    planned_total: int | None = 0
-    for run_dir in args.run_dirs:
-        found, planned, found_records, found_shapes = read_store(run_dir)
-        planned_total = None if planned is None or planned_total is None else planned_total + planned
-        for episode in found:
-            by_task[episode[1]] = episode
-        records.update(found_records)
-        shape_rows.update(found_shapes)
-    episodes = [by_task[task] for task in sorted(by_task)]
-    lines = [f"episodes recorded: {len(episodes)} of {planned_total if planned_total is not None else '?'}",
+    records = final_records(db, episodes)
+    lines = [f"episodes recorded: {len(episodes)} of {planned[0] if planned else '?'}",
              f"passed: {sum(1 for e in episodes if e[2] == 'passed')}", "",
              "| task | shape | submitted µs | oracle µs | eager µs | torch.compile µs | vs eager | vs compile "
              "| Perf | % SoL |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     vs_eager, vs_compile, perf, sol = [], [], [], []
     for key, task, verdict, _, _ in episodes:
-        shapes = shape_rows[key]
+        shapes = db.execute("SELECT shape, passed, candidate_us, eager_us, compile_us, oracle_us, speed_of_light_us "
+                            "FROM shapes WHERE episode_key = ? ORDER BY position", (key,)).fetchall()
         if not shapes:
             lines.append(f"| {task} | ({verdict}) | | | | | | | | |")
         for shape, passed, mine, eager, compiled, oracle, floor in shapes:

@@ -1,4 +1,4 @@
-// `tritongym merge DIR... --into OUT`: join the stores of a run's shards into one.
+// `tritongym merge DIR... --into OUT`: join the stores of a run's shards, or of runs of parts of its task set, into one.
 #include <iostream>
 
 #include "cli/arguments.hpp"
@@ -12,7 +12,7 @@ namespace po = boost::program_options;
 
 int command_merge(const CliContext&, const Arguments& arguments) {
   po::options_description options("merge options");
-  options.add_options()("dirs", po::value<std::vector<std::string>>(), "the shards' run folders")(
+  options.add_options()("dirs", po::value<std::vector<std::string>>(), "the run folders of the shards (or parts)")(
       "into", po::value<std::string>(), "the folder of the merged store (must not hold a run yet)");
   po::positional_options_description positional;
   positional.add("dirs", -1);
@@ -30,7 +30,9 @@ int command_merge(const CliContext&, const Arguments& arguments) {
     return merged.status().code() == StatusCode::not_found ? kExitUsage : kExitFailure;
   }
   for (const auto& note : merged->notes) std::cerr << "warning: " << note << "\n";
-  std::cout << "merged " << merged->stores << " stores: " << merged->episodes << " episodes";
+  std::cout << "merged " << merged->stores << " stores";
+  if (merged->parts > 1) std::cout << " (" << merged->parts << " parts of one task set)";
+  std::cout << ": " << merged->episodes << " episodes";
   if (merged->duplicates > 0) std::cout << " (" << merged->duplicates << " identical duplicates kept once)";
   std::cout << "; " << merged->status << "\nstore: " << merged->store_path << "\n";
   return kExitOk;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -34,17 +35,46 @@ struct LoadedStore {
   std::vector<LoadedEpisode> episodes;
 };
 
+// A suite entry's selection of tasks: what runs of parts of one run's task set differ in.
+constexpr const char* kSelectionKeys[] = {"tasks", "splits", "limit"};
+
 // The resolved config as shards of one run must share it: without output.dir, since each shard may
-// have been written elsewhere (another machine, a GPU's own folder) before it was fetched.
-std::string comparable_config(const std::string& resolved_yaml) {
+// have been written elsewhere (another machine, a GPU's own folder) before it was fetched. Parts of one
+// run's task set share it but for their suites' selection (`without_selection`).
+std::string comparable_config(const std::string& resolved_yaml, bool without_selection) {
   try {
     YAML::Node root = YAML::Load(resolved_yaml);
     if (root.IsMap() && root["output"] && root["output"].IsMap()) root["output"].remove("dir");
+    if (without_selection && root.IsMap() && root["suites"] && root["suites"].IsSequence())
+      for (YAML::Node suite : root["suites"])
+        if (suite.IsMap())
+          for (const char* key : kSelectionKeys) suite.remove(key);
     YAML::Emitter out;
     out << root;
     return out.c_str();
   } catch (const YAML::Exception&) {
     return resolved_yaml;  // compared as text
+  }
+}
+
+// The first store's resolved config with its one suite's selection replaced by the tasks of every part.
+Result<std::string> config_of_parts(const std::string& resolved_yaml, const std::set<std::string>& tasks) {
+  try {
+    YAML::Node root = YAML::Load(resolved_yaml);
+    if (!root.IsMap() || !root["suites"] || !root["suites"].IsSequence() || root["suites"].size() != 1)
+      return Status(StatusCode::failed_precondition,
+                    "runs of parts of a task set are merged only for a run of one suite entry (this run has " +
+                        std::to_string(root["suites"] ? root["suites"].size() : 0) + ")");
+    YAML::Node suite = root["suites"][0];
+    for (const char* key : kSelectionKeys) suite.remove(key);
+    YAML::Node listed(YAML::NodeType::Sequence);
+    for (const auto& task : tasks) listed.push_back(task);
+    suite["tasks"] = listed;
+    YAML::Emitter out;
+    out << root;
+    return std::string(out.c_str()) + "\n";
+  } catch (const YAML::Exception& error) {
+    return Status(StatusCode::failed_precondition, std::string("the run's resolved config cannot be read: ") + error.what());
   }
 }
 
@@ -109,24 +139,35 @@ Result<MergeOutcome> merge_runs(const std::vector<std::string>& run_dirs, const 
   }
   MergeOutcome outcome;
   const LoadedStore& first = stores.front();
-  std::optional<int64_t> shard_count;
-  std::set<int64_t> shard_indexes;
+  // Shards of one run share its whole resolved config. Runs of parts of its task set (each given some of the
+  // tasks) share all but their suite's selection; each part may have been split into shards of its own.
+  const std::string first_whole = comparable_config(first.run.resolved_config_yaml, false);
+  const std::string first_rest = comparable_config(first.run.resolved_config_yaml, true);
+  struct Shards {
+    std::optional<int64_t> count;
+    std::set<int64_t> indexes;
+  };
+  std::map<std::string, Shards> parts;  // by selection: one entry for shards of one run
   for (const auto& store : stores) {
-    const std::string mine = comparable_config(store.run.resolved_config_yaml);
-    const std::string theirs = comparable_config(first.run.resolved_config_yaml);
-    if (mine != theirs)
-      return Status(StatusCode::failed_precondition,
-                    store.dir + " and " + first.dir + " are not shards of the same run: their resolved configs differ (" +
-                        first_difference(theirs, mine) + ")");
+    const std::string whole = comparable_config(store.run.resolved_config_yaml, false);
+    if (whole != first_whole) {
+      const std::string rest = comparable_config(store.run.resolved_config_yaml, true);
+      if (rest != first_rest)
+        return Status(StatusCode::failed_precondition,
+                      store.dir + " and " + first.dir + " are not shards of the same run, nor parts of its task set: " +
+                          "their resolved configs differ (" + first_difference(first_rest, rest) + ")");
+    }
+    Shards& shards = parts[whole];
     if (store.shard.empty() || store.shard == "merged") continue;
     auto shard = parse_shard(store.shard);
     if (!shard) return Status(StatusCode::failed_precondition, store.dir + ": unreadable shard '" + store.shard + "'");
-    if (shard_count && *shard_count != shard->count)
+    if (shards.count && *shards.count != shard->count)
       return Status(StatusCode::failed_precondition, store.dir + " is shard " + store.shard + " but another store is one of " +
-                                                         std::to_string(*shard_count) + " shards; merge the shards of one split");
-    shard_count = shard->count;
-    shard_indexes.insert(shard->index);
+                                                         std::to_string(*shards.count) + " shards; merge the shards of one split");
+    shards.count = shard->count;
+    shards.indexes.insert(shard->index);
   }
+  outcome.parts = static_cast<int64_t>(parts.size());
 
   std::map<std::string, const LoadedEpisode*> merged;
   for (const auto& store : stores)
@@ -147,10 +188,30 @@ Result<MergeOutcome> merge_runs(const std::vector<std::string>& run_dirs, const 
       all_finished = false;
       outcome.notes.push_back(store.dir + " is " + store.run.status + " (not every episode of it ran)");
     }
-  if (shard_count)
-    for (int64_t index = 0; index < *shard_count; ++index)
-      if (!shard_indexes.count(index))
-        outcome.notes.push_back("shard " + std::to_string(index) + "/" + std::to_string(*shard_count) + " is missing");
+  for (const auto& [selection, shards] : parts)
+    if (shards.count)
+      for (int64_t index = 0; index < *shards.count; ++index)
+        if (!shards.indexes.count(index))
+          outcome.notes.push_back("shard " + std::to_string(index) + "/" + std::to_string(*shards.count) + " is missing" +
+                                  (parts.size() > 1 ? " from one of the parts" : ""));
+
+  // Parts: the merged run is the one whose suite lists every part's tasks, each with as many episodes as in its
+  // part (models x workflows x samples, the same in all of them).
+  std::set<std::string> all_tasks;
+  for (const auto& store : stores)
+    for (const auto& [task_id, spec] : store.tasks) all_tasks.insert(task_id);
+  std::string merged_config = first.run.resolved_config_yaml;
+  int64_t planned_of_parts = 0;
+  if (parts.size() > 1) {
+    auto config = config_of_parts(first.run.resolved_config_yaml, all_tasks);
+    if (!config) return config.status();
+    merged_config = std::move(config.value());
+    for (const auto& store : stores)
+      if (store.total_episodes > 0 && !store.tasks.empty()) {
+        planned_of_parts = static_cast<int64_t>(all_tasks.size()) * (store.total_episodes / static_cast<int64_t>(store.tasks.size()));
+        break;
+      }
+  }
 
   std::error_code error;
   fs::create_directories(into_dir, error);
@@ -163,6 +224,7 @@ Result<MergeOutcome> merge_runs(const std::vector<std::string>& run_dirs, const 
   store::RunStore& into = opened.value();
 
   results::RunInfo info = first.run;
+  info.resolved_config_yaml = merged_config;
   boost::json::array sources;
   info.planned_episodes = 0;
   for (const auto& store : stores) {
@@ -172,10 +234,14 @@ Result<MergeOutcome> merge_runs(const std::vector<std::string>& run_dirs, const 
     boost::system::error_code parse_error;
     boost::json::value environment = boost::json::parse(store.run.environment_json, parse_error);
     sources.push_back({{"dir", fs::absolute(store.dir).string()}, {"run_id", store.run.run_id}, {"shard", store.shard},
-                       {"status", store.run.status}, {"episodes", store.episodes.size()},
+                       {"status", store.run.status}, {"episodes", store.episodes.size()}, {"tasks", store.tasks.size()},
                        {"environment", parse_error ? boost::json::value(nullptr) : environment}});
   }
-  if (first.total_episodes > 0) info.planned_episodes = first.total_episodes;
+  if (parts.size() > 1) {
+    if (planned_of_parts > 0) info.planned_episodes = planned_of_parts;
+  } else if (first.total_episodes > 0) {
+    info.planned_episodes = first.total_episodes;
+  }
   // Named like any run, after its folder and start (the first shard's id would read "shard-0-of-N-...").
   info.run_id = fs::absolute(into_dir).lexically_normal().filename().string() + "-" + info.started_at;
   bool complete = all_finished && outcome.notes.empty() && static_cast<int64_t>(merged.size()) == info.planned_episodes;

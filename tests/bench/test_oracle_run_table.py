@@ -1,5 +1,5 @@
-"""bench/oracle_run_table.py over the stores of two real runs (the oracle backend on the interpreter, each run
-given some of the tasks): one table, each task once, the planned episodes of both."""
+"""bench/oracle_run_table.py over real stores: two runs of the oracle backend on the interpreter, each given some
+of the tasks, joined by `tritongym merge` into the run of all of them, make one table."""
 from __future__ import annotations
 
 import os
@@ -43,13 +43,18 @@ output:
 
 
 @pytest.mark.skipif(not os.environ.get("TRITONGYM_CLI"), reason="TRITONGYM_CLI (the built tritongym) is not set")
-def test_two_runs_of_parts_of_the_task_set_make_one_table(tmp_path, monkeypatch, capsys):
+def test_two_runs_of_parts_of_the_task_set_merged_make_one_table(tmp_path, monkeypatch):
     import oracle_run_table
 
     first = run_oracles(tmp_path, "first", ["standard/row-sum", "standard/vector-add"])
     second = run_oracles(tmp_path, "second", ["standard/cumsum"])
+    merged = tmp_path / "merged"
+    joined = subprocess.run([os.environ["TRITONGYM_CLI"], "merge", first, second, "--into", str(merged)],
+                            capture_output=True, text=True, timeout=120)
+    assert joined.returncode == 0, joined.stderr
+    assert "merged 2 stores (2 parts of one task set): 3 episodes; finished" in joined.stdout
     table = tmp_path / "table.md"
-    monkeypatch.setattr(sys, "argv", ["oracle_run_table.py", first, second, "--out", str(table)])
+    monkeypatch.setattr(sys, "argv", ["oracle_run_table.py", str(merged), "--out", str(table)])
     assert oracle_run_table.main() == 0
     text = table.read_text()
     assert text.startswith("episodes recorded: 3 of 3\npassed: 3\n")
@@ -58,20 +63,6 @@ def test_two_runs_of_parts_of_the_task_set_make_one_table(tmp_path, monkeypatch,
     # The interpreter times nothing: every shape it checked is listed, with no speedups to average.
     assert "| standard/cumsum | small-0 | n/a |" in text
     assert "geomean over shapes: vs eager n/a (0 shapes), vs torch.compile n/a (0), Perf n/a (0)" in text
-
-
-@pytest.mark.skipif(not os.environ.get("TRITONGYM_CLI"), reason="TRITONGYM_CLI (the built tritongym) is not set")
-def test_a_task_in_two_stores_is_counted_once_from_the_last_named(tmp_path, monkeypatch):
-    import oracle_run_table
-
-    first = run_oracles(tmp_path, "first", ["standard/row-sum"])
-    again = run_oracles(tmp_path, "again", ["standard/row-sum"])
-    table = tmp_path / "table.md"
-    monkeypatch.setattr(sys, "argv", ["oracle_run_table.py", first, again, "--out", str(table)])
-    assert oracle_run_table.main() == 0
-    text = table.read_text()
-    assert text.count("| standard/row-sum | passed |") == 1
-    assert text.startswith("episodes recorded: 1 of 2\n")  # planned: both runs' episodes
 
 
 def test_a_folder_without_a_store_is_refused(tmp_path, monkeypatch):

@@ -387,6 +387,66 @@ TEST(RunEngine, ShardsMergeIntoTheUnshardedRun) {
   EXPECT_EQ(count_rows((folder.path() / "relocated/run.sqlite").string(), "SELECT COUNT(*) FROM episodes"), 6);
 }
 
+TEST(RunEngine, RunsOfPartsOfATaskSetMergeIntoTheRunOfAllTheirTasks) {
+  TemporaryDirectory folder;
+  std::string run_file = write_run_file(folder, kThreeTasks, 2, 2);
+  std::string base = (folder.path() / "parts").string();
+  // One part whole, the other split into two shards of its own.
+  auto first = run_cli({"run", run_file, "suites.0.tasks=[standard/vector-add, standard/gelu]", "output.dir=" + base + "/a"},
+                       "", 280);
+  ASSERT_EQ(first.exit_code, 0) << first.stdout_text << first.stderr_text;
+  for (const char* shard : {"0/2", "1/2"}) {
+    auto second = run_cli({"run", run_file, "suites.0.tasks=[standard/leaky-relu-scale]", "output.dir=" + base + "/b",
+                           "--shard", shard},
+                          "", 280);
+    ASSERT_EQ(second.exit_code, 0) << shard << ": " << second.stdout_text << second.stderr_text;
+  }
+  std::string merged = (folder.path() / "merged").string();
+  auto merge = run_cli({"merge", base + "/a", base + "/b/shard-0-of-2", base + "/b/shard-1-of-2", "--into", merged});
+  ASSERT_EQ(merge.exit_code, 0) << merge.stderr_text;
+  EXPECT_NE(merge.stdout_text.find("merged 3 stores (2 parts of one task set): 6 episodes; finished"), std::string::npos)
+      << merge.stdout_text << merge.stderr_text;
+  EXPECT_EQ(verdicts_of(merged), expected_verdicts(2));
+  auto merged_run = store::open_run_dir(merged)->load_run();
+  ASSERT_TRUE(merged_run);
+  EXPECT_EQ(merged_run->planned_episodes, 6);
+  // The merged run is the one of all their tasks: its config lists them, and the report reads it as one run.
+  const std::string& config = merged_run->resolved_config_yaml;
+  for (const char* task : {"standard/gelu", "standard/leaky-relu-scale", "standard/vector-add"})
+    EXPECT_NE(config.find(task), std::string::npos) << task << " is not in\n" << config;
+  auto report = run_cli({"report", merged});
+  EXPECT_EQ(report.exit_code, 0) << report.stderr_text;
+  EXPECT_NE(report.stdout_text.find("6 of 6 planned episodes"), std::string::npos) << report.stdout_text;
+
+  // A part whose shard is missing: merged, not finished, and it says so.
+  auto partial = run_cli({"merge", base + "/a", base + "/b/shard-0-of-2", "--into", (folder.path() / "partial").string()});
+  ASSERT_EQ(partial.exit_code, 0) << partial.stderr_text;
+  EXPECT_NE(partial.stderr_text.find("shard 1/2 is missing from one of the parts"), std::string::npos)
+      << partial.stderr_text;
+  EXPECT_NE(partial.stdout_text.find("interrupted"), std::string::npos) << partial.stdout_text;
+
+  // A part that differs in more than its tasks is another run: refused, naming the difference.
+  fs::create_directories(folder.path() / "other");
+  {
+    auto other = store::RunStore::open((folder.path() / "other/run.sqlite").string());
+    ASSERT_TRUE(other);
+    auto info = store::open_run_dir(base + "/a")->load_run().value();
+    auto samples = info.resolved_config_yaml.find("samples: 2");
+    ASSERT_NE(samples, std::string::npos) << info.resolved_config_yaml;
+    info.resolved_config_yaml.replace(samples, 10, "samples: 3");
+    auto tasks = info.resolved_config_yaml.find("standard/gelu");
+    ASSERT_NE(tasks, std::string::npos);
+    info.resolved_config_yaml.replace(tasks, 13, "standard/cumsum");
+    ASSERT_TRUE(other->write_run(info));
+  }
+  auto unrelated = run_cli({"merge", base + "/a", (folder.path() / "other").string(), "--into",
+                            (folder.path() / "unrelated").string()});
+  EXPECT_EQ(unrelated.exit_code, 1);
+  EXPECT_NE(unrelated.stderr_text.find("nor parts of its task set"), std::string::npos) << unrelated.stderr_text;
+  EXPECT_NE(unrelated.stderr_text.find("samples: 3"), std::string::npos) << unrelated.stderr_text;
+  EXPECT_FALSE(fs::exists(folder.path() / "unrelated/run.sqlite"));
+}
+
 TEST(RunEngine, ExportWritesAModuleWhoseTestPassesOnTheInterpreter) {
   TemporaryDirectory folder;
   std::string run_file = write_run_file(folder, "[standard/vector-add, standard/gelu]", 1, 2);
