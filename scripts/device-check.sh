@@ -20,6 +20,8 @@
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_CONTEXT=1       bench/context_interference.py (another process's CUDA contexts against a timed kernel)
+#   DEVICE_CALL_ORDER=1    bench/call_order.py (interleaved functions: one input set a round against the next per
+#                          call; DEVICE_CALL_ORDER_ARGS="--task standard/softmax --shapes all ...")
 #   DEVICE_THROUGHPUT_WORKERS=N  the warm pool's candidate workers (default: the executor's automatic count)
 #   DEVICE_THROUGHPUT_VARIANT=JSON  a further steady-state pass with this executor config on top; several
 #                          are separated by '|': '{"workers": 6}|{"workers": 8}'
@@ -236,7 +238,7 @@ run() {
       --out "$out/oracle-speedups.md" > "$out/oracle-speedups.log" 2>&1 || true
     tail -3 "$out/oracle-speedups.log"
   fi
-  if [[ ${DEVICE_FIDELITY:-0} == 1 || ${DEVICE_THROUGHPUT:-0} != 0 ]]; then
+  if [[ ${DEVICE_FIDELITY:-0} == 1 || ${DEVICE_THROUGHPUT:-0} != 0 || ${DEVICE_CALL_ORDER:-0} == 1 ]]; then
     "$tg" tasks list --json --full > /tmp/tasks.json
   fi
   if [[ ${DEVICE_FIDELITY:-0} == 1 ]]; then
@@ -244,6 +246,12 @@ run() {
     PYTHONPATH="$PWD/$BUNDLE/plugins/python" timeout "${DEVICE_FIDELITY_SECONDS:-300}" "$TRITONGYM_PYTHON" \
       bench/timing_fidelity.py /tmp/tasks.json ${DEVICE_FIDELITY_ARGS:-} --out "$out/timing-fidelity.md" > "$out/timing-fidelity.log" 2>&1 || true
     tail -12 "$out/timing-fidelity.log"
+  fi
+  if [[ ${DEVICE_CALL_ORDER:-0} == 1 ]]; then
+    echo "== the order of interleaved calls (bench/call_order.py)"
+    PYTHONPATH="$PWD/$BUNDLE/plugins/python" timeout "${DEVICE_CALL_ORDER_SECONDS:-200}" "$TRITONGYM_PYTHON" \
+      bench/call_order.py /tmp/tasks.json ${DEVICE_CALL_ORDER_ARGS:-} --out "$out/call-order.md" > "$out/call-order.log" 2>&1 || true
+    tail -8 "$out/call-order.log"
   fi
   if [[ ${DEVICE_CONTEXT:-0} == 1 ]]; then
     echo "== another process's CUDA contexts against a timed kernel (bench/context_interference.py)"

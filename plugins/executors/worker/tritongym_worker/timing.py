@@ -194,7 +194,8 @@ def call_order(names: Sequence[str], rounds: int, sets: int) -> list[tuple[str, 
 def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequence[Sequence[Any]], *,
                    l2_bytes: int, cold_l2: bool = True, target_seconds: float = 0.4, min_calls: int = 20,
                    max_calls: int = 500, max_seconds: float = 6.0, keep_outputs: bool = False,
-                   window: Optional[WindowTrace] = None, shape: int = 0) -> TimingSession:
+                   window: Optional[WindowTrace] = None, shape: int = 0,
+                   order_of: Callable[[Sequence[str], int, int], list[tuple[str, int]]] = call_order) -> TimingSession:
     """Times each function over the input sets, interleaved call by call (a, b, c, a, b, c, ...), so
     slow drifts of clock or temperature hit all of them alike.
 
@@ -202,7 +203,8 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
     and the loop itself are taken from the window, as items of `shape`.
 
     `min_calls` gives way to `max_seconds` for slow functions (a reference that loops in Python takes a
-    quarter of a second a call), down to SLOW_MIN_CALLS calls each."""
+    quarter of a second a call), down to SLOW_MIN_CALLS calls each. `order_of(names, rounds, sets)` gives the
+    calls' order (call_order; a bench may give another, to measure what the order changes)."""
     clock = _perf_counter_ns()
     seconds: dict[str, float] = {}  # warm_up (with the scrub's allocation), calls, collect
     tracer = native()
@@ -242,7 +244,7 @@ def time_functions(functions: dict[str, Callable[..., Any]], input_sets: Sequenc
         call = 0
         owners: list[tuple[str, int]] = []
         with torch.no_grad():
-            for name, set_index in call_order(list(functions), rounds, len(input_sets)):
+            for name, set_index in order_of(list(functions), rounds, len(input_sets)):
                 function = functions[name]
                 values = input_sets[set_index]
                 if scrub is not None:
