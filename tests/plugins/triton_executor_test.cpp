@@ -793,6 +793,33 @@ TEST_F(TritonExecutorTest, StaticFindingsReachTheResultAsWarnings) {
   EXPECT_TRUE(record.at("phase_seconds").as_object().contains("static_check")) << result->record_json.substr(0, 1500);
 }
 
+// A task's scalar parameters (task.yaml inputs with a `value:`) reach the static checks, so host arithmetic on them
+// is not taken for a PyTorch kernel: adam-step's oracle computes its bias corrections from beta1, beta2 and step.
+TEST_F(TritonExecutorTest, ArithmeticOnTheTasksScalarParametersIsNotFlaggedAsTorchCompute) {
+  EvaluationRequest request;
+  request.task = task("standard/adam-step");
+  request.source_code = read_file(testing::source_dir() + "/tasks/standard/adam-step/oracle.py");
+  request.stage = EvaluationStage::test;  // the static checks run from the test stage on
+  request.seeds_per_shape = 1;
+  request.timeout_s = 120;
+  auto result = executor_->evaluate(request);
+  ASSERT_TRUE(result) << result.status().to_string();
+  std::string said;
+  for (const auto& warning : result->warnings) said += warning + "\n";
+  EXPECT_EQ(said.find("[torch-compute]"), std::string::npos) << said;
+
+  // Arithmetic on parameters the task gives as tensors is still flagged (without the scalars, the oracle's own
+  // bias corrections were: three findings).
+  request.source_code += "\n\ndef adam_step_on_tensors(param, grad, m, v, lr, beta1, beta2, eps, weight_decay, step):\n"
+                         "    return adam_step(param - grad, grad, m, v, lr, beta1, beta2, eps, weight_decay, step)\n";
+  request.task.entry_function = "adam_step_on_tensors";
+  auto flagged = executor_->evaluate(request);
+  ASSERT_TRUE(flagged) << flagged.status().to_string();
+  said.clear();
+  for (const auto& warning : flagged->warnings) said += warning + "\n";
+  EXPECT_NE(said.find("[torch-compute]"), std::string::npos) << said;
+}
+
 // tests/fixtures/adversarial/README.md: one candidate per exploit family, each caught with its reason.
 TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
   if (!kCuda) GTEST_SKIP() << "the adversarial corpus is judged with timing (triton-cuda); tests/worker covers the CPU side";

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from task_yaml import read_task
-from tritongym_worker.static_checks import CODES, check_source
+from tritongym_worker.static_checks import CODES, answer, check_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,3 +215,13 @@ def test_shipped_oracles_are_clean(oracle):
 
 def test_there_are_oracles():
     assert len(list(ROOT.glob("tasks/*/*/oracle.py"))) >= 40
+
+
+def test_the_protocol_request_carries_the_tasks_scalar_parameters():
+    # What the executor sends: task.yaml's inputs with a `value:` are Python numbers, and arithmetic on them in
+    # the entry is not a PyTorch kernel.
+    folder = ROOT / "tasks" / "standard" / "adam-step"
+    task = read_task(folder)
+    request = {"code": (folder / "oracle.py").read_text(), "entry": task["entry"], "dtypes": task["dtypes"]}
+    assert {f["code"] for f in answer(request)["findings"]} == {"torch-compute"}
+    assert answer({**request, "scalars": task["scalars"]})["findings"] == []

@@ -514,10 +514,30 @@ class TritonExecutor::TaskInUse {
   std::string task_;
 };
 
+namespace {
+
+// The entry parameters task.yaml gives as Python numbers (an input with a `value:`), which the static checks must
+// not take for tensors: `1 - beta1 ** step` on two of them is host arithmetic, not a PyTorch kernel.
+boost::json::array scalar_parameters(const TaskSpec& task) {
+  boost::json::array names;
+  boost::system::error_code error;
+  boost::json::value inputs = boost::json::parse(task.inputs_json, error);
+  if (error || !inputs.is_array()) return names;
+  for (const auto& input : inputs.as_array()) {
+    if (!input.is_object()) continue;
+    const auto* name = input.as_object().if_contains("name");
+    if (name && name->is_string() && input.as_object().contains("value")) names.push_back(*name);
+  }
+  return names;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> TritonExecutor::static_warnings(const EvaluationRequest& request, Worker& worker) {
   auto reply = worker.request({{"op", "static_check"}, {"code", request.source_code},
                                {"entry", request.task.entry_function},
-                               {"dtypes", boost::json::value_from(request.task.dtypes)}},
+                               {"dtypes", boost::json::value_from(request.task.dtypes)},
+                               {"scalars", scalar_parameters(request.task)}},
                               kStaticCheckSeconds);
   // The worker gone or stuck on this source: it is replaced, and the evaluation says why.
   if (!reply) return Status(reply.status().code(), "the static checks of this source failed: " + reply.status().message());

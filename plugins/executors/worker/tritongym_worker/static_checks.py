@@ -161,9 +161,9 @@ def check_file(path: str, entry: str, dtypes: Optional[Sequence[str]] = None,
 
 
 def answer(request: dict) -> dict:
-    """The worker protocol's `static_check` request ({code, entry, dtypes?}): either role answers it, in its own
-    process; the source is parsed, never run."""
-    findings = check_source(request["code"], request["entry"], request.get("dtypes"))
+    """The worker protocol's `static_check` request ({code, entry, dtypes?, scalars?}): either role answers it, in
+    its own process; the source is parsed, never run."""
+    findings = check_source(request["code"], request["entry"], request.get("dtypes"), request.get("scalars") or ())
     return {"ok": True, "findings": [finding.as_dict() for finding in findings]}
 
 
