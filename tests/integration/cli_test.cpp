@@ -524,6 +524,12 @@ TEST(Cli, TasksCheckTakesTheExecutorsConfigAndSaysWhereItIsWrong) {
                             "--executor-config", R"({"prepare_ahead": -2})"});
   EXPECT_EQ(bad_value.exit_code, 3);
   EXPECT_NE(bad_value.stderr_text.find("--executor-config /prepare_ahead"), std::string::npos) << bad_value.stderr_text;
+  auto no_deadline = run_cli({"tasks", "check", "standard/vector-add", "--executor",
+                              "tritongym.executor.triton-interpreter", "--executor-config", R"({"compile_seconds": 0})"});
+  EXPECT_EQ(no_deadline.exit_code, 3);
+  EXPECT_NE(no_deadline.stderr_text.find("--executor-config /compile_seconds: compile_seconds must be more than 0"),
+            std::string::npos)
+      << no_deadline.stderr_text;
   auto off = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter",
                       "--executor-config", R"({"prepare_ahead": 0})"});
   EXPECT_EQ(off.exit_code, 0) << off.stdout_text << off.stderr_text;

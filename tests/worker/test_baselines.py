@@ -107,3 +107,29 @@ def test_an_entry_of_all_three_serves_a_subset_cut_down_to_it():
                    "oracle_repetitions": 50, "timed": ["oracle"]}
     assert baselines.only(full, ["eager", "compile"])["problems"] == {"compile": "TimeoutError: slow"}
     assert baselines.only(full, ["eager", "compile"])["timed"] == ["eager"]
+
+
+def test_the_compile_deadline_names_its_give_up_key_only_when_it_is_not_the_default():
+    from tritongym_worker import baselines
+
+    before = "compile-timeout-" + hashlib.sha256(json.dumps(["machine", "files", "ood/x"]).encode()).hexdigest()[:24]
+    assert baselines.timeout_key("machine", "files", "ood/x") == before  # caches from before the setting still serve
+    assert baselines.timeout_key("machine", "files", "ood/x", baselines.COMPILE_SECONDS) == before
+    assert baselines.timeout_key("machine", "files", "ood/x", 30.0) != before
+
+
+def test_a_compile_given_up_at_a_shorter_deadline_is_tried_again_under_a_longer_one():
+    from tritongym_worker import baselines
+
+    stopped = {"problems": {"compile": "TimeoutError: torch.compile did not finish compiling the reference within 30 s"},
+               "compile_seconds": 30.0, "eager_us": 10.0}
+    assert baselines.compile_given_up_sooner(stopped, 120.0)
+    assert not baselines.compile_given_up_sooner(stopped, 30.0)
+    assert not baselines.compile_given_up_sooner(stopped, 10.0)  # a shorter deadline would stop it too
+    # An entry from before the deadline could be set was stopped at the default.
+    older = {"problems": {"compile": "TimeoutError: ... within 120 s"}, "eager_us": 10.0}
+    assert not baselines.compile_given_up_sooner(older, baselines.COMPILE_SECONDS)
+    assert baselines.compile_given_up_sooner(older, 300.0)
+    # A compile that failed otherwise, or one that finished, is never tried again for the deadline.
+    assert not baselines.compile_given_up_sooner({"problems": {"compile": "RuntimeError: unsupported"}}, 300.0)
+    assert not baselines.compile_given_up_sooner({"problems": {}, "compile_us": 5.0}, 300.0)

@@ -40,6 +40,10 @@ struct TritonExecutorConfig {
   // The baselines timed beside a candidate (kBaselineNames): `tasks check` times none, since a loop that
   // torch.compile unrolls can take minutes. Each shape's speed-of-light floor is worked out either way.
   std::vector<std::string> baselines{"eager", "compile", "oracle"};
+  // How long torch.compile of a task's reference may compile, per shape, before the compile baseline is given up
+  // for the task (reported, not fatal). A baseline not in the cache is timed with the GPU held alone, compile
+  // included, so this also bounds how long other evaluations on that GPU wait for it.
+  double compile_seconds = 120.0;
   // A timing holds the children checking beside it on its GPU through the driver (their queued work done,
   // their CUDA calls waiting) rather than waiting for their checks to end (gpu_lock.hpp).
   bool suspend_checks = true;
@@ -80,6 +84,7 @@ struct TritonExecutorConfig {
         field("speed_of_light_margin", &TritonExecutorConfig::speed_of_light_margin),
         field("compare_before_timing", &TritonExecutorConfig::compare_before_timing),
         field("baselines", &TritonExecutorConfig::baselines),
+        field("compile_seconds", &TritonExecutorConfig::compile_seconds),
         field("suspend_checks", &TritonExecutorConfig::suspend_checks),
         field("autotune_warmup_ms", &TritonExecutorConfig::autotune_warmup_ms),
         field("autotune_rep_ms", &TritonExecutorConfig::autotune_rep_ms),

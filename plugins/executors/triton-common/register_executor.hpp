@@ -28,6 +28,8 @@ inline Result<std::unique_ptr<Executor>> create_executor(Target target, const Pl
                         did_you_mean(name, {std::begin(kBaselineNames), std::end(kBaselineNames)}),
                     "/baselines/" + std::to_string(i));
   }
+  if (!(config->compile_seconds > 0))
+    return Status(StatusCode::invalid_config, "compile_seconds must be more than 0", "/compile_seconds");
   if (!(config->reference_memory_fraction > 0 && config->reference_memory_fraction < 1))
     return Status(StatusCode::invalid_config, "reference_memory_fraction must lie between 0 and 1",
                   "/reference_memory_fraction");

@@ -117,7 +117,7 @@ Result<boost::json::array> TritonExecutor::baselines(const TaskSpec& task, const
   boost::json::array which(config_.baselines.begin(), config_.baselines.end());
   boost::json::object request{{"op", "baselines"}, {"task", task_json(task)},     {"shapes", requested},
                               {"ceilings", ceilings}, {"cold_l2", config_.cold_l2}, {"cache_dir", cache_dir()},
-                              {"baselines", which}};
+                              {"baselines", which}, {"compile_seconds", config_.compile_seconds}};
   if (plane.on()) request["gpu"] = plane.gpu;
   if (cached_only) request["cached_only"] = true;
   auto reply = reference_request(

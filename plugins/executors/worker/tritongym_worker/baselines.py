@@ -213,6 +213,23 @@ def baseline_key(machine: str, files: str, task_id: str, dims: dict[str, Any], d
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
 
 
+def timeout_key(machine: str, files: str, task_id: str, compile_seconds: float = COMPILE_SECONDS) -> str:
+    """The cache key under which a task's torch.compile that ran past its deadline is remembered, so that its
+    later shapes do not compile the same unrolled loops again. The default deadline keeps the key it had before
+    the deadline could be set."""
+    parts: list[Any] = [machine, files, task_id]
+    if compile_seconds != COMPILE_SECONDS:
+        parts.append(compile_seconds)
+    return "compile-timeout-" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]
+
+
+def compile_given_up_sooner(found: dict[str, Any], compile_seconds: float) -> bool:
+    """A cached entry whose torch.compile was stopped at a shorter deadline than `compile_seconds` (entries from
+    before the deadline could be set had COMPILE_SECONDS): it is timed again, so a longer deadline gets its chance."""
+    problem = found.get("problems", {}).get("compile", "")
+    return problem.startswith("TimeoutError") and float(found.get("compile_seconds", COMPILE_SECONDS)) < compile_seconds
+
+
 def only(found: dict[str, Any], which: Sequence[str]) -> dict[str, Any]:
     """A cached entry of more baselines, cut down to `which` (its numbers and its problems)."""
     dropped = [name for name in BASELINES if name not in which]

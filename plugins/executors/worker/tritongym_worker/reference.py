@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import json
 import math
 import os
 import threading
@@ -147,7 +146,8 @@ class ReferenceRole:
             if task["oracle_path"] not in self._modules:
                 self._modules[task["oracle_path"]] = baselines._load_module(task["oracle_path"], f"oracle_{len(self._modules)}")
             oracle = getattr(self._modules[task["oracle_path"]], task["entry"], None)
-        timeout_key = "compile-timeout-" + hashlib.sha256(json.dumps([machine, files, task["id"]]).encode()).hexdigest()[:24]
+        compile_seconds = float(request.get("compile_seconds", baselines.COMPILE_SECONDS))
+        timeout_key = baselines.timeout_key(machine, files, task["id"], compile_seconds)
         shapes = []
         for shape in request["shapes"]:
             cold_l2 = request.get("cold_l2", True)
@@ -156,6 +156,8 @@ class ReferenceRole:
             if found is None and len(which) < len(baselines.BASELINES):  # the full set's entry serves a subset
                 full = cache.get(baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"], cold_l2))
                 found = baselines.only(full, which) if full is not None else None
+            if found is not None and "compile" in which and baselines.compile_given_up_sooner(found, compile_seconds):
+                found = None
             if found is None and request.get("cached_only"):
                 # The host asks first without the GPU to itself, and takes it alone only to time some.
                 return {"ok": True, "missing": shape["key"]}
@@ -169,11 +171,11 @@ class ReferenceRole:
                 with torch.cuda.device(int(gpu or 0)) if self.device.startswith("cuda") else contextlib.nullcontext():
                     found = baselines.time_baselines(
                         reference, oracle, sets, cold_l2=request.get("cold_l2", True),
-                        compile_seconds=float(request.get("compile_seconds", baselines.COMPILE_SECONDS)),
-                        compile_problem=cache.get(timeout_key) or "", which=which)
+                        compile_seconds=compile_seconds, compile_problem=cache.get(timeout_key) or "", which=which)
                 del sets
                 problem = found.get("problems", {}).get("compile", "")
                 if problem.startswith("TimeoutError"):  # the next shape would unroll the same loops
+                    found["compile_seconds"] = compile_seconds  # a longer deadline later tries again
                     cache.put(timeout_key, problem)
                     # A stopped compile may leave torch's tracing state broken (a later compile crashed a
                     # process here): eager and the oracle are timed without it, then a fresh worker takes over.
