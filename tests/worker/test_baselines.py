@@ -133,3 +133,26 @@ def test_a_compile_given_up_at_a_shorter_deadline_is_tried_again_under_a_longer_
     # A compile that failed otherwise, or one that finished, is never tried again for the deadline.
     assert not baselines.compile_given_up_sooner({"problems": {"compile": "RuntimeError: unsupported"}}, 300.0)
     assert not baselines.compile_given_up_sooner({"problems": {}, "compile_us": 5.0}, 300.0)
+
+
+def test_the_reference_worker_times_again_a_shape_whose_compile_was_given_up_sooner(tmp_path, monkeypatch):
+    # The reference worker's lookup (`cached_only`, as the executor asks first), on the CPU: the cache holds a
+    # shape whose torch.compile was stopped at 30 s.
+    from tritongym_worker import baselines, reference
+
+    monkeypatch.setattr(baselines, "machine_key", lambda: "machine")  # the real one reads the GPU
+    path = tmp_path / "reference.py"
+    path.write_text("def reference(a):\n    return a\n")
+    task = {"id": "ood/x", "reference_path": str(path), "oracle_path": "", "entry": "f", "flops": "", "bytes": ""}
+    key = baselines.baseline_key("machine", baselines.file_digest(str(path), ""), "ood/x", {"N": 4}, "float32", True)
+    baselines.Cache(str(tmp_path / "baselines")).put(key, {
+        "cold_l2": True, "problems": {"compile": "TimeoutError: ... within 30 s"}, "compile_seconds": 30.0,
+        "timed": ["eager", "oracle"], "eager_us": 1.0})
+    request = {"task": task, "ceilings": {}, "cache_dir": str(tmp_path), "cached_only": True,
+               "shapes": [{"key": "visible-0", "dims": {"N": 4}, "dtype": "float32", "sets": []}]}
+    role = reference.ReferenceRole("cpu")
+    assert role.baselines({**request, "compile_seconds": 30.0})["shapes"][0]["eager_us"] == 1.0
+    assert role.baselines({**request, "compile_seconds": 120.0}) == {"ok": True, "missing": "visible-0"}
+    # Without torch.compile among the baselines, the deadline does not matter.
+    served = role.baselines({**request, "compile_seconds": 120.0, "baselines": ["eager", "oracle"]})
+    assert served["shapes"][0]["eager_us"] == 1.0
