@@ -520,9 +520,8 @@ namespace {
 // not take for tensors: `1 - beta1 ** step` on two of them is host arithmetic, not a PyTorch kernel.
 boost::json::array scalar_parameters(const TaskSpec& task) {
   boost::json::array names;
-  boost::system::error_code error;
-  boost::json::value inputs = boost::json::parse(task.inputs_json, error);
-  if (error || !inputs.is_array()) return names;
+  const boost::json::value inputs = task_json(task).at("inputs");  // [] when unreadable
+  if (!inputs.is_array()) return names;
   for (const auto& input : inputs.as_array()) {
     if (!input.is_object()) continue;
     const auto* name = input.as_object().if_contains("name");
