@@ -239,6 +239,17 @@ TEST_F(TritonExecutorTest, SyntaxErrorIsACompileErrorWithItsLine) {
   auto result = evaluate("syntax_error");
   EXPECT_VERDICT(result, Verdict::compile_error);
   EXPECT_NE(result.message.find("candidate.py, line 4"), std::string::npos) << result.message;
+  // Judged by the static checks' compile: no case made, no child forked, at every stage.
+  for (auto stage : {EvaluationStage::test, EvaluationStage::compile}) {
+    auto judged = evaluate("syntax_error", stage);
+    EXPECT_VERDICT(judged, Verdict::compile_error);
+    EXPECT_EQ(judged.message, result.message);
+    auto record = boost::json::parse(judged.record_json).as_object();
+    EXPECT_TRUE(record.contains("not_run")) << judged.record_json;
+    EXPECT_FALSE(record.contains("cases_prepared")) << judged.record_json;
+    EXPECT_FALSE(record.contains("candidate_phases")) << judged.record_json;
+    EXPECT_FALSE(record.at("phase_seconds").as_object().contains("prepare")) << judged.record_json;
+  }
 }
 
 TEST_F(TritonExecutorTest, MissingEntryIsACompileError) {

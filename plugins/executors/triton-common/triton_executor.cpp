@@ -532,7 +532,7 @@ boost::json::array scalar_parameters(const TaskSpec& task) {
 
 }  // namespace
 
-Result<std::vector<std::string>> TritonExecutor::static_warnings(const EvaluationRequest& request, Worker& worker) {
+Result<TritonExecutor::StaticCheck> TritonExecutor::static_check(const EvaluationRequest& request, Worker& worker) {
   auto reply = worker.request({{"op", "static_check"}, {"code", request.source_code},
                                {"entry", request.task.entry_function},
                                {"dtypes", boost::json::value_from(request.task.dtypes)},
@@ -540,12 +540,13 @@ Result<std::vector<std::string>> TritonExecutor::static_warnings(const Evaluatio
                               kStaticCheckSeconds);
   // The worker gone or stuck on this source: it is replaced, and the evaluation says why.
   if (!reply) return Status(reply.status().code(), "the static checks of this source failed: " + reply.status().message());
-  std::vector<std::string> out;
+  StaticCheck out;
   if (!reply->at("ok").as_bool()) return out;  // a static check is advice: its failure never blocks an evaluation
+  out.syntax_error = text_of(*reply, "syntax_error");
   for (const auto& item : reply->at("findings").as_array()) {
     const auto& finding = item.as_object();
-    out.push_back("line " + std::to_string(static_cast<int64_t>(number_of(finding, "line"))) + " [" +
-                  text_of(finding, "code") + "] " + text_of(finding, "message"));
+    out.warnings.push_back("line " + std::to_string(static_cast<int64_t>(number_of(finding, "line"))) + " [" +
+                           text_of(finding, "code") + "] " + text_of(finding, "message"));
   }
   return out;
 }
@@ -760,17 +761,28 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
           plane.wanted.emplace_back("timed-" + std::to_string(s) + "-" + std::to_string(i), timing[s].sets[i].expected);
     }
     PlaneRelease plane_release(*this, plane, gpu_shared, cases_lost);
-    // The static checks read the source only: no GPU, and no reference worker.
+    // The static checks read the source only: no GPU, and no reference worker. A source that does not compile
+    // is judged here, as the child's import would judge it, before any case is made or any child forked.
     std::vector<std::string> warnings;
-    if (request.stage != EvaluationStage::compile) {
-      auto found = static_warnings(request, *worker);
-      if (!found) {
-        release_worker(std::move(worker), false);
-        return found.status();
-      }
-      warnings = std::move(found.value());
+    auto checked_source = static_check(request, *worker);
+    if (!checked_source) {
+      release_worker(std::move(worker), false);
+      return checked_source.status();
     }
+    if (request.stage != EvaluationStage::compile) warnings = std::move(checked_source->warnings);
     lap("static_check");
+    if (!checked_source->syntax_error.empty()) {
+      boost::json::object record{{"executor", cuda ? "triton-cuda" : "triton-interpreter"},
+                                 {"stage", stage_name(request.stage)}, {"worker", worker->hello()},
+                                 {"phase_seconds", phases},
+                                 {"not_run", "the source does not compile: judged by the static checks' compile"}};
+      release_worker(std::move(worker), true);
+      EvaluationResult result;
+      result.verdict = Verdict::compile_error;
+      result.message = checked_source->syntax_error;
+      result.record_json = boost::json::serialize(record);
+      return result;
+    }
     std::shared_lock reference_gpu(gpu_mutex(0), std::defer_lock);
     if (cuda && !plane.on() && gpu != 0) reference_gpu.lock();
     lap("prepare_wait");

@@ -154,9 +154,15 @@ class TritonExecutor final : public Executor {
   // Adds `flags` to `result` and lists them in its message: a result that passed is flagged; any other verdict
   // stands. A flagged result fails every score.
   static void add_flags(EvaluationResult& result, const std::vector<std::string>& flags);
-  // The static checks' findings, from the evaluation's own candidate worker (they parse the source, never run
-  // it, so they need neither the reference worker nor a GPU). Error: that worker failed on the source.
-  Result<std::vector<std::string>> static_warnings(const EvaluationRequest& request, Worker& worker);
+  // What the static checks say of a source, from the evaluation's own candidate worker (they compile the source,
+  // never run it, so they need neither the reference worker nor a GPU): their findings, and the message of a
+  // source that does not compile (empty when it does), the very one the import of candidate.py would give.
+  struct StaticCheck {
+    std::vector<std::string> warnings;
+    std::string syntax_error;
+  };
+  // Error: that worker failed on the source.
+  Result<StaticCheck> static_check(const EvaluationRequest& request, Worker& worker);
   std::string cache_dir() const;
 
   Result<std::unique_ptr<Worker>> acquire_worker();

@@ -2,8 +2,9 @@
 registers, shared memory and spills of the kernels it compiled."""
 from __future__ import annotations
 
+import locale
 import traceback
-from typing import Any
+from typing import Any, Optional
 
 MAX_MESSAGE_CHARS = 4000
 
@@ -45,6 +46,27 @@ def describe(error: BaseException, candidate_path: str) -> str:
         lines.append(f"{type(error).__name__}: {message}".rstrip())
     text = "\n".join(lines)
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "\n... (truncated)"
+
+
+def syntax_error_of(source: str) -> Optional[str]:
+    """What importing candidate.py would say of `source` if it cannot be compiled at all, else None.
+
+    The same compile the import makes: the bytes the candidate worker writes (open()'s default encoding, so a
+    coding cookie counts as it would), compiled whole, so an error of the compiler proper ('return' outside a
+    function) counts as well as one of the parser; the message is describe()'s. Anything else that stops the
+    compile (a source that cannot be encoded, null bytes, too deep a nesting) is left to the import."""
+    try:
+        compile(source.encode(locale.getpreferredencoding(False)), "candidate.py", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        # An error of the compiler proper carries no line of text: the import reads it from the file, this
+        # compile had none.
+        lines = source.splitlines()
+        if error.text is None and error.lineno and 0 < error.lineno <= len(lines):
+            error.text = lines[error.lineno - 1] + "\n"
+        return describe(error, "candidate.py")
+    except (ValueError, UnicodeError, RecursionError, MemoryError):
+        return None
+    return None
 
 
 def compiled_kernels(module: Any) -> list[dict[str, Any]]:

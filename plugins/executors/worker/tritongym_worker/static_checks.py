@@ -13,7 +13,7 @@ API (pure: no import of torch or triton, no execution of the candidate):
 kernel to a float type of lower precision than every task dtype is reported too. `scalars` are the entry parameters that are Python numbers
 (task.yaml inputs with `value:`); every other entry parameter is taken to be a tensor, so `x + y` in the
 entry is reported and `1 - beta1 ** step` is not. A source that does not
-parse gives no finding (the compile stage reports it).
+parse gives no finding; answer() then says what the import would (diagnostics.syntax_error_of).
 
 What is analysed:
   * "host code": the entry function and every module-level function, nested function, lambda or class
@@ -33,6 +33,8 @@ from __future__ import annotations
 import ast
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional, Sequence
+
+from .diagnostics import syntax_error_of
 
 CODES = {
     "torch-compute": "a PyTorch compute op (torch.*, torch.nn.functional, torch.ops, a tensor method or operator) "
@@ -162,9 +164,14 @@ def check_file(path: str, entry: str, dtypes: Optional[Sequence[str]] = None,
 
 def answer(request: dict) -> dict:
     """The worker protocol's `static_check` request ({code, entry, dtypes?, scalars?}): either role answers it, in
-    its own process; the source is parsed, never run."""
+    its own process; the source is compiled, never run. A source the import of candidate.py would refuse is
+    answered with `syntax_error`, the message the child would give: the executor ends the evaluation there."""
     findings = check_source(request["code"], request["entry"], request.get("dtypes"), request.get("scalars") or ())
-    return {"ok": True, "findings": [finding.as_dict() for finding in findings]}
+    reply = {"ok": True, "findings": [finding.as_dict() for finding in findings]}
+    refused = syntax_error_of(request["code"])
+    if refused is not None:
+        reply["syntax_error"] = refused
+    return reply
 
 
 def check_source(source: str, entry: str, dtypes: Optional[Sequence[str]] = None,
