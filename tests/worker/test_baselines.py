@@ -24,6 +24,7 @@ SCENARIO = textwrap.dedent("""
         return out
 
     a, b = torch.rand(4, 3000), torch.rand(4, 3000)
+    before = baselines.dispatch_state()
     # A reference that compiles in time gives a compiled function that this thread can call.
     scaled = baselines.compile_with_deadline(lambda x, y: (x * y).sum(1), [a, b], 240.0)
     with torch.no_grad():
@@ -34,6 +35,7 @@ SCENARIO = textwrap.dedent("""
         print("UNROLLED_IN_TIME")
     except TimeoutError as error:
         print("TIMEOUT", round(time.monotonic() - began, 1), error)
+    print("DISPATCH_STATE_KEPT", baselines.dispatch_state() == before)
     expected = looped(a, b)  # eager still works in this process
     print("EAGER", bool(torch.isfinite(expected).all()))
 """)
@@ -53,6 +55,7 @@ def test_a_compile_in_time_is_kept_and_one_past_its_deadline_is_stopped_and_repo
     assert "did not finish compiling the reference within 2 s" in timeout
     assert "COMPILED_OK True" in lines
     assert "EAGER True" in lines
+    assert "DISPATCH_STATE_KEPT True" in lines
 
 
 # Which baselines are timed (the executor's `baselines`; `tritongym tasks check` times none).
@@ -156,3 +159,27 @@ def test_the_reference_worker_times_again_a_shape_whose_compile_was_given_up_soo
     # Without torch.compile among the baselines, the deadline does not matter.
     served = role.baselines({**request, "compile_seconds": 120.0, "baselines": ["eager", "oracle"]})
     assert served["shapes"][0]["eager_us"] == 1.0
+
+
+# The thread's dispatch state after a compile stopped by its deadline.
+
+def test_a_dispatch_key_a_stopped_compile_left_included_is_put_back_and_eager_runs_again():
+    from tritongym_worker import baselines
+
+    before = baselines.dispatch_state()
+    a = torch.rand(8, 8)
+    key = torch._C.DispatchKey.PythonDispatcher
+    torch._C._dispatch_tls_set_dispatch_key_included(key, True)  # what a stop inside its context's cleanup left
+    try:
+        try:
+            (a * a).sum()
+            broken = None
+        except RuntimeError as error:
+            broken = str(error)
+        assert broken and "PythonDispatcherTLS was not set" in broken  # the CI failure of 2026-12-03
+    finally:
+        changed = baselines.restore_dispatch_state(before)
+    assert changed == ["PythonDispatcher included: False"]
+    assert baselines.dispatch_state() == before
+    assert torch.allclose((a * a).sum(), (a.double() ** 2).sum().float())
+    assert baselines.restore_dispatch_state(before) == []  # nothing left to put back

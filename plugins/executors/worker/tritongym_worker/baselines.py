@@ -166,6 +166,7 @@ def compile_with_deadline(reference: Callable[..., Any], values: list[Any], seco
     the calling thread: a function torch.compile traced in one thread crashed (SIGSEGV in the fake-tensor
     mode) when called from another."""
     compiled = torch.compile(reference)
+    before = dispatch_state()
     target = ctypes.c_ulong(threading.get_ident())
     lock = threading.Lock()
     state = {"done": False, "fired": False}
@@ -195,11 +196,44 @@ def compile_with_deadline(reference: Callable[..., Any], values: list[Any], seco
     except BaseException as error:
         # Past the deadline, whatever stopped the compile is the deadline's doing: torch may have wrapped it.
         if state["fired"] and not isinstance(error, KeyboardInterrupt):
+            restore_dispatch_state(before)  # eager and the oracle are timed next, in this thread
             raise TimeoutError(f"torch.compile did not finish compiling the reference within {seconds:.0f} s") from None
         raise
     finally:
         thread.join()
     return compiled
+
+
+def dispatch_state() -> dict[str, Any]:
+    """This thread's dispatch state: the dispatch keys its local sets include and exclude, and the depths of
+    its dispatch and function mode stacks."""
+    keys = set(torch._C.DispatchKey.__members__.values())
+    return {"included": {k for k in keys if torch._C._dispatch_tls_is_dispatch_key_included(k)},
+            "excluded": {k for k in keys if torch._C._dispatch_tls_is_dispatch_key_excluded(k)},
+            "dispatch_modes": torch._C._len_torch_dispatch_stack(),
+            "function_modes": torch._C._len_torch_function_stack()}
+
+
+def restore_dispatch_state(before: dict[str, Any]) -> list[str]:
+    """Puts this thread's dispatch state back as `before` had it, and says what it changed.
+
+    A compile stopped by its deadline unwinds from wherever the exception landed, sometimes inside the
+    cleanup of a context the compiler had entered. Then that context's key stays in the local set: on the
+    CPU machine (2026-12-03) a later eager call failed with "Hit PythonDispatcher dispatch key but
+    PythonDispatcherTLS was not set"."""
+    now = dispatch_state()
+    changed = []
+    for which, set_key in (("included", torch._C._dispatch_tls_set_dispatch_key_included),
+                           ("excluded", torch._C._dispatch_tls_set_dispatch_key_excluded)):
+        for key in sorted(now[which] ^ before[which], key=lambda k: k.name):
+            set_key(key, key in before[which])
+            changed.append(f"{key.name} {which}: {key in before[which]}")
+    for name, depth, pop in (("dispatch_modes", torch._C._len_torch_dispatch_stack, torch._C._pop_torch_dispatch_stack),
+                             ("function_modes", torch._C._len_torch_function_stack, torch._C._pop_torch_function_stack)):
+        while depth() > before[name]:
+            pop()
+            changed.append(f"{name}: popped one")
+    return changed
 
 
 def baseline_key(machine: str, files: str, task_id: str, dims: dict[str, Any], dtype: str, cold_l2: bool,
