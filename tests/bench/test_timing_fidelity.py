@@ -18,7 +18,8 @@ def test_do_bench_on_a_cold_cache_is_held_against_its_calls_by_cupti_not_against
     import timing_fidelity
 
     verdict = timing_fidelity.judge(VECTOR_ADD)
-    assert verdict == {"spread": True, "ncu": True, "do_bench_cold": True}
+    assert verdict == {"spread": True, "ncu": True, "do_bench_cold": True, "do_bench_cold_events": False,
+                       "do_bench_events": False}
     # 7.1% under do_bench's cold events passes: the same calls by CUPTI decide; 4.6% under them passes, 5.3% fails.
     assert timing_fidelity.judge({**VECTOR_ADD, "do_bench_cold_cupti_us": 45.85})["do_bench_cold"]
     assert not timing_fidelity.judge({**VECTOR_ADD, "do_bench_cold_cupti_us": 46.2})["do_bench_cold"]

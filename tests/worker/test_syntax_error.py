@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 
 import pytest
 
@@ -35,14 +34,10 @@ def import_message(source: str, folder: str) -> str | None:
     with open(path, "w") as handle:
         handle.write(source)
     spec = importlib.util.spec_from_file_location("candidate_under_test", path)
-    module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.get_code("candidate_under_test")  # the compile of exec_module, without running the module
     except BaseException as error:
         return diagnostics.describe(error, path)
-    finally:
-        sys.modules.pop("candidate_under_test", None)
-    del module
     return None
 
 

@@ -771,11 +771,17 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
     }
     if (request.stage != EvaluationStage::compile) warnings = std::move(checked_source->warnings);
     lap("static_check");
-    if (!checked_source->syntax_error.empty()) {
+    // What every record of this evaluation starts with.
+    auto record_start = [&] {
       boost::json::object record{{"executor", cuda ? "triton-cuda" : "triton-interpreter"},
-                                 {"stage", stage_name(request.stage)}, {"worker", worker->hello()},
-                                 {"phase_seconds", phases},
-                                 {"not_run", "the source does not compile: judged by the static checks' compile"}};
+                                 {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
+      if (cuda) record["data_plane"] = plane.on() ? "gpu" : "files";
+      return record;
+    };
+    if (!checked_source->syntax_error.empty()) {
+      boost::json::object record = record_start();
+      record["phase_seconds"] = phases;
+      record["not_run"] = "the source does not compile: judged by the static checks' compile";
       release_worker(std::move(worker), true);
       EvaluationResult result;
       result.verdict = Verdict::compile_error;
@@ -981,9 +987,7 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
     plane.child_ended = true;
     EvaluationResult result;
     result.warnings = warnings;
-    boost::json::object record{{"executor", target_ == Target::cuda ? "triton-cuda" : "triton-interpreter"},
-                               {"stage", stage_name(request.stage)}, {"worker", worker->hello()}};
-    if (target_ == Target::cuda) record["data_plane"] = plane.on() ? "gpu" : "files";
+    boost::json::object record = record_start();
     if (!warnings.empty()) record["warnings"] = boost::json::value_from(warnings);
     if (timed) {
       boost::json::object turns = idle.record();

@@ -64,7 +64,7 @@ def syntax_error_of(source: str) -> Optional[str]:
         if error.text is None and error.lineno and 0 < error.lineno <= len(lines):
             error.text = lines[error.lineno - 1] + "\n"
         return describe(error, "candidate.py")
-    except (ValueError, UnicodeError, RecursionError, MemoryError):
+    except (ValueError, RecursionError, MemoryError):  # UnicodeError is a ValueError
         return None
     return None
 
