@@ -1,6 +1,7 @@
 #include "metrics/group_metrics.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -12,7 +13,7 @@ const std::vector<std::string>& known_failure_verdicts() {
   static const std::vector<std::string> verdicts = {"passed",  "compile_error", "wrong_answer",
                                                     "timeout", "runtime_error", "crash",
                                                     "oom",     "flagged",       "no_code",
-                                                    "harness_error"};
+                                                    "harness_error", "not_judged"};
   return verdicts;
 }
 
@@ -89,18 +90,20 @@ void compute_spending(const std::vector<results::EpisodeRecord>& episodes, Group
   group.gpu_seconds_per_solve = group.gpu_seconds / solves;
 }
 
-void count_verdicts_and_attempts(const std::vector<results::EpisodeRecord>& episodes, GroupMetrics& group) {
+void count_verdicts(const std::vector<results::EpisodeRecord>& episodes, GroupMetrics& group) {
   std::map<std::string, int64_t> counts;
-  int64_t max_attempts = 0;
-  for (const auto& episode : episodes) {
-    ++counts[episode.verdict.empty() ? "harness_error" : episode.verdict];
-    max_attempts = std::max({max_attempts, episode.attempts, episode.first_passing_attempt});
-  }
+  for (const auto& episode : episodes) ++counts[episode.verdict.empty() ? "harness_error" : episode.verdict];
   for (const auto& verdict : known_failure_verdicts()) {
     group.verdict_counts.emplace_back(verdict, counts[verdict]);
     counts.erase(verdict);
   }
   for (const auto& [verdict, count] : counts) group.verdict_counts.emplace_back(verdict, count);
+}
+
+void count_attempts(const std::vector<results::EpisodeRecord>& episodes, GroupMetrics& group) {
+  int64_t max_attempts = 0;
+  for (const auto& episode : episodes)
+    max_attempts = std::max({max_attempts, episode.attempts, episode.first_passing_attempt});
   for (int64_t attempt = 1; attempt <= max_attempts; ++attempt) {
     const auto passed_by = std::count_if(episodes.begin(), episodes.end(), [&](const auto& episode) {
       return episode.first_passing_attempt >= 1 && episode.first_passing_attempt <= attempt;
@@ -118,15 +121,22 @@ GroupMetrics compute_group(const std::vector<results::EpisodeRecord>& episodes, 
   group.workflow = std::move(workflow);
   group.split = std::move(split);
   group.reports_performance = reports_performance;
-  group.episodes = static_cast<int64_t>(episodes.size());
-  if (episodes.empty()) return group;
+  // An episode the executor could not judge (not_judged: the interpreter cannot run what it uses) says nothing
+  // of the model: it is counted under its verdict and in the spending, and left out of every rate and score.
+  std::vector<results::EpisodeRecord> judged;
+  std::copy_if(episodes.begin(), episodes.end(), std::back_inserter(judged),
+               [](const auto& episode) { return episode.verdict != kNotJudged; });
+  group.episodes = static_cast<int64_t>(judged.size());
+  group.not_judged_episodes = static_cast<int64_t>(episodes.size() - judged.size());
   group.passed_episodes =
-      std::count_if(episodes.begin(), episodes.end(), [](const auto& episode) { return episode.passed(); });
-  group.pass_rate_interval = wilson_interval(group.passed_episodes, group.episodes);
-  count_tasks_and_pass_at_k(episodes, group);
-  if (reports_performance) compute_performance(episodes, group);
+      std::count_if(judged.begin(), judged.end(), [](const auto& episode) { return episode.passed(); });
   compute_spending(episodes, group);
-  count_verdicts_and_attempts(episodes, group);
+  count_verdicts(episodes, group);
+  if (judged.empty()) return group;
+  group.pass_rate_interval = wilson_interval(group.passed_episodes, group.episodes);
+  count_tasks_and_pass_at_k(judged, group);
+  if (reports_performance) compute_performance(judged, group);
+  count_attempts(judged, group);
   return group;
 }
 

@@ -16,6 +16,9 @@ namespace tritongym::metrics {
 // The split name of the group that holds every split.
 inline constexpr const char* kOverallSplit = "overall";
 
+// The verdict of an episode the executor could not judge: every rate and score leaves it out.
+inline constexpr const char* kNotJudged = "not_judged";
+
 // The verdicts counted as failure modes, in the order reports show them. Unknown verdicts are kept
 // after these, under their own names.
 const std::vector<std::string>& known_failure_verdicts();
@@ -34,7 +37,8 @@ struct GroupMetrics {
   std::string workflow;
   std::string split;  // kOverallSplit or a task split (standard, ood, community, dsl, ...)
 
-  int64_t episodes = 0;
+  int64_t episodes = 0;          // judged episodes: every rate and score below is over these
+  int64_t not_judged_episodes = 0;  // verdict not_judged (the executor could not run the candidate): left out
   int64_t tasks = 0;            // distinct task ids
   int64_t passed_episodes = 0;  // verdict "passed"; flagged is a failure
   int64_t solved_tasks = 0;     // tasks with at least one passing episode

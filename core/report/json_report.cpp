@@ -50,6 +50,7 @@ json::object group_json(const metrics::GroupMetrics& group) {
           {"workflow", group.workflow},
           {"split", group.split},
           {"episodes", group.episodes},
+          {"not_judged_episodes", group.not_judged_episodes},
           {"tasks", group.tasks},
           {"passed_episodes", group.passed_episodes},
           {"solved_tasks", group.solved_tasks},

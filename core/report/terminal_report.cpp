@@ -104,7 +104,7 @@ void write_failure_modes(std::ostringstream& out, const Report& report) {
   static const std::vector<std::pair<std::string, std::string>> columns = {
       {"passed", "pass"},   {"compile_error", "compile"}, {"wrong_answer", "wrong"}, {"timeout", "timeout"},
       {"runtime_error", "runtime"}, {"crash", "crash"},   {"oom", "oom"},          {"flagged", "flagged"},
-      {"no_code", "no_code"}, {"harness_error", "harness"}};
+      {"no_code", "no_code"}, {"harness_error", "harness"}, {"not_judged", "unjudged"}};
   std::vector<std::string> header = {"model", "workflow"};
   for (const auto& [verdict, label] : columns) header.push_back(label);
   header.push_back("other");

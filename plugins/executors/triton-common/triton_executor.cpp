@@ -39,13 +39,16 @@ std::string slug(const std::string& text) {
   return out;
 }
 
-std::optional<Verdict> parse_verdict(const std::string& name) {
-  for (Verdict verdict : {Verdict::passed, Verdict::compile_error, Verdict::runtime_error, Verdict::timeout,
-                          Verdict::crash, Verdict::oom, Verdict::wrong_answer, Verdict::flagged})
-    if (name == verdict_name(verdict)) return verdict;
-  return std::nullopt;
-}
 
+// A verdict that the candidate's own process reported (the child's reply, its timing report): only a failure it
+// can see for itself. `passed` comes from the reference worker's compare alone, and `not_judged` from the
+// interpreter alone, so a candidate that writes its own report gains nothing by it.
+Verdict reported_failure(const std::string& name, bool interpreter) {
+  auto verdict = verdict_from_name(name);
+  if (!verdict || *verdict == Verdict::passed || (*verdict == Verdict::not_judged && !interpreter))
+    return Verdict::runtime_error;
+  return *verdict;
+}
 
 }  // namespace
 
@@ -1053,7 +1056,7 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
 
     if (!verdict.empty()) {
       release_worker(std::move(worker), true);
-      result.verdict = parse_verdict(verdict).value_or(Verdict::runtime_error);
+      result.verdict = reported_failure(verdict, target_ == Target::interpreter);
       result.message = text_of(*reply, "message");
       return finished();
     }
@@ -1168,8 +1171,8 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
     } else if (timed && !timing_ran) {
       std::string why = text_of(timing_report, "error");
       record["timing_error"] = why;
-      if (auto raised = parse_verdict(text_of(timing_report, "verdict")); raised && result.verdict == Verdict::passed) {
-        result.verdict = *raised;  // correct on the checks, then failed while being timed
+      if (std::string raised = text_of(timing_report, "verdict"); !raised.empty() && result.verdict == Verdict::passed) {
+        result.verdict = reported_failure(raised, false);  // correct on the checks, then failed while being timed
         result.message = why;
       } else {
         result.message += "\nnot timed: " + why;

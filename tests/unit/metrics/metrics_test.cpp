@@ -123,6 +123,37 @@ TEST(PerfAt1, CountsFailuresAsZero) {
   EXPECT_EQ(group.passed_episodes, 2);
 }
 
+// not_judged: the executor could not run what the candidate uses. Nothing is known of it, so every rate and score
+// is over the judged episodes alone; the episode is still counted under its verdict and in the spending.
+TEST(NotJudged, IsLeftOutOfEveryRateAndScore) {
+  std::vector<results::EpisodeRecord> episodes = {
+      synthetic_episode("t/a", "standard", "m", "w", 0, "passed", 2.0),
+      synthetic_episode("t/a", "standard", "m", "w", 1, "not_judged", 1.0),
+      synthetic_episode("t/b", "standard", "m", "w", 0, "wrong_answer", 1.0),
+      synthetic_episode("t/c", "standard", "m", "w", 0, "not_judged", 1.0),  // a task with no judged episode
+  };
+  for (auto& episode : episodes) episode.gpu_seconds = 1.0;
+  auto group = compute_group(episodes, true, "m", "w", kOverallSplit);
+  EXPECT_EQ(group.episodes, 2);
+  EXPECT_EQ(group.not_judged_episodes, 2);
+  EXPECT_EQ(group.tasks, 2);  // t/c has nothing judged
+  ASSERT_FALSE(group.pass_at_k.empty());
+  EXPECT_DOUBLE_EQ(group.pass_at_k[0], 0.5);  // t/a 1 of 1, t/b 0 of 1
+  ASSERT_TRUE(group.perf_at_1.has_value());
+  EXPECT_NEAR(*group.perf_at_1, (2.0 + 0.0) / 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(group.gpu_seconds, 4.0);  // spent all the same
+  int64_t counted = -1;
+  for (const auto& [verdict, count] : group.verdict_counts)
+    if (verdict == "not_judged") counted = count;
+  EXPECT_EQ(counted, 2);
+
+  auto only_unjudged = compute_group({episodes[3]}, true, "m", "w", kOverallSplit);
+  EXPECT_EQ(only_unjudged.episodes, 0);
+  EXPECT_EQ(only_unjudged.not_judged_episodes, 1);
+  EXPECT_TRUE(only_unjudged.pass_at_k.empty());
+  EXPECT_FALSE(only_unjudged.perf_at_1.has_value());
+}
+
 TEST(PerfAt1, InterpreterRunsHaveNoPerformanceNumbers) {
   std::vector<results::EpisodeRecord> episodes = {synthetic_episode("t/a", "standard", "m", "w", 0, "passed", 2.0)};
   auto group = compute_group(episodes, false, "m", "w", kOverallSplit);

@@ -97,11 +97,11 @@ def main() -> int:
             reply = {"ok": False, "error": "".join(traceback.format_exception_only(type(error), error)).strip(),
                      "traceback": traceback.format_exc()[-4000:]}
             fatal = "CUDA error" in str(error)
-            channel.send(reply)
+            channel.send(reply, run=op == "run")
             if fatal:  # a sticky CUDA error: the host respawns the worker
                 return 3
             continue
-        channel.send(reply)
+        channel.send(reply, run=op == "run")
         if getattr(handler, "retire", False):  # said in the reply: the host starts a fresh worker
             return 0
 

@@ -17,6 +17,7 @@ Only the main thread's autotuners take the GPU alone; nothing is changed on the 
 from __future__ import annotations
 
 import functools
+import math
 import os
 import threading
 from typing import Any
@@ -101,7 +102,8 @@ class AutotuneBench:
 
     def _record(self, autotuner: Any, tuned_before: set) -> None:
         """The timings behind the key this launch tuned, if it tuned one (Autotuner.configs_timings holds the
-        last key's: {config: [median, 20th, 80th percentile] ms}, or a number)."""
+        last key's: {config: [median, 20th, 80th percentile] ms}, or a number). A config the autotuner could
+        not run (Triton times one that does not fit the GPU, or does not compile, as inf) is recorded as null."""
         try:
             new = [key for key in (getattr(autotuner, "cache", None) or {}) if key not in tuned_before]
             timings = getattr(autotuner, "configs_timings", None)
@@ -111,7 +113,7 @@ class AutotuneBench:
 
             name = getattr(getattr(autotuner, "base_fn", None), "__name__", "?")
             self.timings.setdefault(name, {})[key_text(new[0])] = {
-                str(config): round(1000.0 * float(measured[0] if isinstance(measured, (list, tuple)) else measured), 3)
+                str(config): _microseconds(measured[0] if isinstance(measured, (list, tuple)) else measured)
                 for config, measured in timings.items()}
         except Exception:  # noqa: BLE001  (a report only: whatever the candidate's autotuner holds)
             pass
@@ -133,3 +135,9 @@ class AutotuneBench:
             vars(autotuner)["do_bench"] = do_bench
         if getattr(vars(autotuner).get("do_bench"), "tritongym_budget", None) is not None:
             self.configs_on_budget += 1
+
+
+def _microseconds(milliseconds: Any) -> float | None:
+    """A config's median in µs, None for one the autotuner could not run (inf)."""
+    value = 1000.0 * float(milliseconds)
+    return round(value, 3) if math.isfinite(value) else None

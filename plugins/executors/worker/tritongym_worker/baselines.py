@@ -111,10 +111,26 @@ def measure_ceilings() -> dict[str, Any]:
             "method": f"CUPTI medians: {COPY_BYTES >> 20} MiB device copy; {n}^3 torch.mm per dtype"}
 
 
+def distinct_lower_bound(draws: float, values: float, miss_probability: float = 1e-9) -> float:
+    """How many distinct values `draws` independent uniform draws from `values` values hold at least, but for a
+    chance below `miss_probability`: the expected count V(1 - (1 - 1/V)^n) less McDiarmid's deviation
+    sqrt(n ln(1/p) / 2) (one draw changes the count by at most one). For byte formulas of gathers whose indices
+    the task draws uniformly (`distribution: randint`): the table rows DRAM must move at the least, with reuse,
+    so that the speed-of-light floor stays a bound that no correct kernel beats (docs/task-format.md)."""
+    n, v = float(draws), float(values)
+    if n <= 0 or v <= 0:
+        return 0.0
+    expected = v * -math.expm1(n * math.log1p(-1.0 / v)) if v > 1 else 1.0
+    deviation = math.sqrt(n * math.log(1.0 / miss_probability) / 2.0)
+    return max(1.0, expected - deviation)
+
+
 def work_of(flops_formula: str, bytes_formula: str, dims: dict[str, int], dtype: str) -> dict[str, float]:
-    """The task's FLOP and byte counts at one shape ({} entries for missing formulas)."""
-    scope = dict(dims)
+    """The task's FLOP and byte counts at one shape ({} entries for missing formulas). Formulas may use the
+    shape's dimensions, `dtype_bytes` and `distinct_lower_bound(draws, values)`."""
+    scope: dict[str, Any] = dict(dims)
     scope["dtype_bytes"] = torch.empty((), dtype=DTYPES.get(dtype, torch.float32)).element_size()
+    scope["distinct_lower_bound"] = distinct_lower_bound
     out = {}
     if flops_formula:
         out["flops"] = float(evaluate_expression(flops_formula, scope))

@@ -18,7 +18,7 @@ import time
 import traceback
 from typing import Any
 
-from . import diagnostics, handover, integrity, sandbox, triton_cache
+from . import diagnostics, handover, integrity, interpreter_shims, safe_json, sandbox, triton_cache
 from .autotune_bench import AutotuneBench
 from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
@@ -242,13 +242,23 @@ class CandidateRole:
         if timed_out:
             return {"ok": True, "verdict": "timeout",
                     "message": f"the candidate did not finish within {timeout_s:g} s and was killed"}
-        reply = json.loads(data) if data else {"ok": True}
+        try:
+            reply = json.loads(data) if data else {"ok": True}
+            unreadable = "" if isinstance(reply, dict) else f"a JSON {type(reply).__name__}, not an object"
+        except ValueError as error:  # cut short by a signal, or not the harness's writing
+            unreadable = f"{type(error).__name__}: {error}"
+        # The fork server's reply, whatever the child wrote: `ok` says the run request was served.
+        reply = {"ok": True} if unreadable else {**reply, "ok": True}
         if os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
             name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else str(number)
             hint = " (possibly out of memory)" if number == signal.SIGKILL else ""
             reply.update({"verdict": "crash", "message": f"the candidate's process was killed by {name}{hint}"
                           + (f" after: {reply.get('message')}" if reply.get("message") else "")})
+        elif unreadable:  # the child exited, but what it reported cannot be read: not the candidate's verdict
+            reply.update({"verdict": "harness_error",
+                          "message": "the candidate's process reported nothing the harness can read "
+                                     f"({unreadable[:300]}; exit code {os.WEXITSTATUS(status)})"})
         elif not data:
             reply.update({"verdict": "crash",
                           "message": f"the candidate's process exited with code {os.WEXITSTATUS(status)} "
@@ -324,8 +334,8 @@ def _remove(path: str) -> None:
 
 
 class _Ahead:
-    """What a spare child readied before its request: the compile gate (inactive until a timed request) and,
-    on CUDA, the timing guard (context, native module, integrity snapshot; CUPTI comes after the checks)."""
+    """What a spare child readied before its request: the compile gate (inactive until a timed request), the
+    autotuner's wrappers, the interpreter's shims and, on CUDA, the timing guard (context, native module, integrity snapshot; CUPTI comes after the checks)."""
 
     def __init__(self, device: str) -> None:
         started = time.perf_counter()
@@ -335,6 +345,8 @@ class _Ahead:
         self.autotune.install(self.turns)
         self.tuning = AutotuneBench()
         self.tuning.install(self.turns)
+        self.shims = interpreter_shims.Shims()
+        self.shims.install()
         self.guard = _TimingGuard(device) if device.startswith("cuda") else None
         self.seconds = time.perf_counter() - started
 
@@ -424,7 +436,7 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-        payload = json.dumps(reply, default=str).encode()
+        payload = safe_json.encode(reply, run=True)
         view = memoryview(payload)
         while view:
             view = view[os.write(report_fd, view):]
@@ -461,6 +473,11 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         tuning = AutotuneBench()
         tuning.install(turns)
     tuning.configure(request.get("autotune"))
+    # On the interpreter: what a GPU would run that the interpreter can be made to (interpreter_shims.py).
+    shims = ahead.shims if ahead is not None else None
+    if shims is None:
+        shims = interpreter_shims.Shims()
+        shims.install()
     guard = None
     if plan:
         guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)  # before the candidate
@@ -476,7 +493,7 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         spec.loader.exec_module(module)
         phases["import"] = time.perf_counter() - clock
     except BaseException as error:
-        return {"verdict": "compile_error", "message": diagnostics.describe(error, source_path)}
+        return _failure(error, source_path, "compile_error")
     entry = getattr(module, entry_name, None)
     if not callable(entry):
         return {"verdict": "compile_error",
@@ -510,10 +527,9 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
                 outcome.update(handover.give_outputs(case["output"], outputs, inputs, originals))
                 phases["save_outputs"] += time.perf_counter() - clock
         except BaseException as error:
-            verdict = diagnostics.classify(error, during_import=False)
             results.append({**outcome, "status": "error"})
-            reply = {"verdict": verdict, "message": diagnostics.describe(error, source_path), "cases": results,
-                     "cuda_fault": diagnostics.is_cuda_fault(error)}
+            reply = {**_failure(error, source_path, diagnostics.classify(error, during_import=False)),
+                     "cases": results, "cuda_fault": diagnostics.is_cuda_fault(error)}
             if not reply["cuda_fault"]:
                 reply["kernels"] = diagnostics.compiled_kernels(module)
             return reply
@@ -532,8 +548,8 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         reply["compiles_off_gpu"] = turns.handed_back
         if guard is not None:
             try:  # a candidate that kept it from being written is timed before it is compared, as it was
-                with open(os.path.join(os.path.dirname(source_path), CHECKED_FILE), "w") as handle:
-                    json.dump(results, handle, default=str)
+                with open(os.path.join(os.path.dirname(source_path), CHECKED_FILE), "wb") as handle:
+                    handle.write(safe_json.encode(results))
             except OSError:
                 pass
             if not turns.ready_to_time():
@@ -552,11 +568,24 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         reply["autotune_choices"] = choices
     if autotune.kernels:
         reply["autotune_compiled"] = {"kernels": autotune.kernels, "batches": autotune.batches}
+    if shims.first_config_keys:
+        reply["interpreter_autotune"] = {"keys_first_config": shims.first_config_keys,
+                                         "how": "the first config after pruning, unbenchmarked (interpreter)"}
     if tuning.keys_alone or tuning.configs_on_budget or tuning.timings:
         reply["autotune_benchmarks"] = {"keys_alone": tuning.keys_alone, "configs_on_budget": tuning.configs_on_budget,
                                         "warmup_ms": tuning.warmup_ms, "rep_ms": tuning.rep_ms,
                                         "timings_us": tuning.timings}
     return reply
+
+
+def _failure(error: BaseException, source_path: str, verdict: str) -> dict[str, Any]:
+    """The verdict and message of an exception from the candidate's code: `verdict`, or not_judged where it shows
+    what the interpreter lacks rather than a fault of the code (interpreter_shims.gap)."""
+    message = diagnostics.describe(error, source_path)
+    missing = interpreter_shims.gap(error)
+    if missing:
+        return {"verdict": "not_judged", "message": f"{missing}\n{message}"}
+    return {"verdict": verdict, "message": message}
 
 
 class _TimingGuard:

@@ -5,6 +5,8 @@ import json
 import os
 from typing import Any, Optional
 
+from . import safe_json
+
 REQUEST_FD = 3
 REPLY_FD = 4
 
@@ -25,8 +27,10 @@ class Channel:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, allow_nan=False, default=str) + "\n").encode()
+    def send(self, message: dict[str, Any], run: bool = False) -> None:
+        """Writes one reply, always as strict JSON (safe_json.encode); `run`: the reply to a candidate's run,
+        which becomes a harness_error verdict if it cannot be encoded."""
+        data = safe_json.encode(message, run) + b"\n"
         view = memoryview(data)
         while view:
             written = os.write(self._reply_fd, view)

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tritongym {
@@ -160,6 +161,9 @@ enum class Verdict {
   wrong_answer,
   flagged,        // looked like a pass but an anti-cheat check fired; counts as a failure
   harness_error,  // the harness could not judge (worker could not start, ...): not the candidate's fault
+  // The executor cannot run what the candidate uses (Triton's interpreter has no libdevice, no inline assembly,
+  // no GPU driver): nothing is known of the candidate, which a GPU executor would judge. Scores leave it out.
+  not_judged,
 };
 inline const char* verdict_name(Verdict verdict) noexcept {
   switch (verdict) {
@@ -172,8 +176,18 @@ inline const char* verdict_name(Verdict verdict) noexcept {
     case Verdict::wrong_answer: return "wrong_answer";
     case Verdict::flagged: return "flagged";
     case Verdict::harness_error: return "harness_error";
+    case Verdict::not_judged: return "not_judged";
   }
   return "unknown";
+}
+
+// The verdict named `name` (verdict_name's inverse); nullopt for a name no verdict has.
+inline std::optional<Verdict> verdict_from_name(std::string_view name) noexcept {
+  for (Verdict verdict : {Verdict::passed, Verdict::compile_error, Verdict::runtime_error, Verdict::timeout,
+                          Verdict::crash, Verdict::oom, Verdict::wrong_answer, Verdict::flagged,
+                          Verdict::harness_error, Verdict::not_judged})
+    if (name == verdict_name(verdict)) return verdict;
+  return std::nullopt;
 }
 
 // How fast one shape ran (benchmark, profile and final_score stages of a timing executor).
