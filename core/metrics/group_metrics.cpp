@@ -43,15 +43,18 @@ void count_tasks_and_pass_at_k(const std::vector<results::EpisodeRecord>& episod
 
 void compute_performance(const std::vector<results::EpisodeRecord>& episodes, GroupMetrics& group) {
   std::vector<double> perf_values;
+  std::vector<double> perf_vs_best;
   std::vector<double> speed_of_light;
   std::vector<FastP> fast_p;
   for (double threshold : kFastPThresholds) fast_p.push_back({threshold, 0.0, 0.0});
   for (const auto& episode : episodes) {
     if (!episode.passed()) {
       perf_values.push_back(0.0);
+      perf_vs_best.push_back(0.0);
       continue;
     }
     if (auto speedup = speedup_over_oracle(episode)) perf_values.push_back(*speedup);
+    if (auto speedup = speedup_over_best(episode)) perf_vs_best.push_back(*speedup);
     if (auto fraction = speed_of_light_fraction(episode)) speed_of_light.push_back(*fraction);
     const auto over_eager = speedup_over_eager(episode);
     const auto over_compile = speedup_over_compile(episode);
@@ -71,6 +74,11 @@ void compute_performance(const std::vector<results::EpisodeRecord>& episodes, Gr
     for (double value : perf_values) sum += value;
     group.perf_at_1 = sum / static_cast<double>(perf_values.size());
     group.perf_at_1_interval = bootstrap_mean_interval(perf_values, kBootstrapSeed);
+  }
+  if (!perf_vs_best.empty()) {
+    double sum = 0.0;
+    for (double value : perf_vs_best) sum += value;
+    group.perf_vs_best_at_1 = sum / static_cast<double>(perf_vs_best.size());
   }
   if (!speed_of_light.empty()) group.speed_of_light_percent = 100.0 * geometric_mean(speed_of_light);
 }

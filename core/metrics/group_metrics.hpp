@@ -54,6 +54,9 @@ struct GroupMetrics {
   std::optional<double> perf_at_1;             // mean over scored episodes of the oracle speedup, 0 for failures
   std::optional<Interval> perf_at_1_interval;  // percentile bootstrap, 95%, fixed seed
   int64_t perf_scored_episodes = 0;            // failures plus passes that have an oracle speedup
+  // Perf@1 against the best of eager, torch.compile and the oracle per shape (speedup_over_best), 0 for failures,
+  // over failures plus passes that have it: where the oracle is weaker than a baseline, this is the honest score.
+  std::optional<double> perf_vs_best_at_1;
   std::vector<FastP> fast_p;                   // one per kFastPThresholds
   std::optional<double> speed_of_light_percent;  // 100 x geometric mean over passing episodes
 

@@ -28,6 +28,7 @@ table.sortable th[aria-sort="descending"]::after { content: " \25BC"; }
 .note { color: var(--muted); }
 .verdict-passed { color: var(--good); font-weight: 600; }
 .verdict-failed { color: var(--bad); font-weight: 600; }
+tr.weak-oracle td { color: var(--bad); }
 .matrix td { text-align: center; }
 .matrix .metric { display: block; }
 .plots { display: flex; flex-wrap: wrap; gap: 24px; }

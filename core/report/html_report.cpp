@@ -86,7 +86,7 @@ std::string leaderboard_table(const Report& report, const std::string& split) {
       {"Model", "model", false},          {"Workflow", "workflow", false},  {"Episodes", "episodes"},
       {"Tasks", "tasks"},                 {"Pass@1 %", "pass_at_1"},        {"95% CI", "pass_at_1_ci"},
       {"Pass@k %", "pass_at_k"},          {"Perf@1", "perf_at_1"},          {"95% CI", "perf_at_1_ci"},
-      {"fast₁ eager %", "fast_1_eager"},  {"fast₁ compile %", "fast_1_compile"}, {"SoL %", "speed_of_light"},
+      {"Perf@1 vs best", "perf_vs_best"}, {"fast₁ eager %", "fast_1_eager"},  {"fast₁ compile %", "fast_1_compile"}, {"SoL %", "speed_of_light"},
       {"$ / solve", "dollars_per_solve"}};
   std::string html = fmt::format(R"(<table class="sortable leaderboard" id="leaderboard-{}">)", id_fragment(split)) +
                      table_head(columns) + "<tbody>";
@@ -105,6 +105,7 @@ std::string leaderboard_table(const Report& report, const std::string& split) {
             number_cell(format_ratio(group.perf_at_1), group.perf_at_1) +
             number_cell(format_ratio_interval(group.perf_at_1_interval),
                         group.perf_at_1_interval ? std::optional(group.perf_at_1_interval->low) : std::nullopt) +
+            number_cell(format_ratio(group.perf_vs_best_at_1), group.perf_vs_best_at_1) +
             number_cell(format_percent(fast_p_at(group, 1.0, false)), fast_p_at(group, 1.0, false)) +
             number_cell(format_percent(fast_p_at(group, 1.0, true)), fast_p_at(group, 1.0, true)) +
             number_cell(format_percent(group.speed_of_light_percent ? std::optional(*group.speed_of_light_percent / 100)
@@ -219,6 +220,21 @@ std::string verdict_table(const Report& report) {
     }
     html += "</tr>";
   }
+  return html + "</tbody></table>";
+}
+
+std::string oracle_table(const Report& report) {
+  const std::vector<Column> columns = {{"Task", "task", false},
+                                       {"Split", "split", false},
+                                       {"Oracle vs best baseline", "oracle_over_best"},
+                                       {"Oracle SoL %", "oracle_speed_of_light"},
+                                       {"On the bar", "on_bar", false}};
+  std::string html = R"(<table class="sortable" id="oracle-table">)" + table_head(columns) + "<tbody>";
+  for (const auto& task : report.task_oracles)
+    html += std::string(task.weak() ? R"(<tr class="weak-oracle">)" : "<tr>") + text_cell(task.task_id) +
+            text_cell(task.split) + number_cell(format_ratio(task.over_best_baseline), task.over_best_baseline) +
+            number_cell(format_percent(task.speed_of_light_fraction), task.speed_of_light_fraction) +
+            text_cell(task.weak() ? "no" : "yes") + "</tr>";
   return html + "</tbody></table>";
 }
 
@@ -383,13 +399,19 @@ std::string render_html(const Report& report, const TranscriptLoader& load_trans
   html += "<main><section id=\"view-main\">";
   html += "<h2 id=\"leaderboard\">Leaderboard</h2><p class=\"note\">Click a column header to sort. Pass@k: the "
           "unbiased estimator, k up to the fewest samples of any task. Perf@1: oracle latency / candidate latency, "
-          "0 for a failure. Intervals are 95% (Wilson; bootstrap for Perf@1).</p>";
+          "0 for a failure. Perf@1 vs best: the same against the fastest of eager, torch.compile and the oracle per "
+          "shape, so a weak oracle flatters nobody. Intervals are 95% (Wilson; bootstrap for Perf@1).</p>";
   html += split_tabs_and_panels(report);
   html += "<h2 id=\"cost\">Cost</h2><p class=\"note\">A solve is a passing episode.</p>" + cost_table(report);
   html += "<h2 id=\"performance\">fast_p</h2><p class=\"note\">Episodes that pass and are more than p times as "
           "fast as PyTorch eager or torch.compile, over all episodes.</p>" +
           fast_p_table(report);
   html += "<h2 id=\"verdicts\">Verdicts</h2>" + verdict_table(report);
+  if (!report.task_oracles.empty())
+    html += "<h2 id=\"oracles\">Oracles</h2><p class=\"note\">Each timed task's oracle against the better of eager "
+            "and torch.compile, and its share of the speed-of-light floor. Off the bar (highlighted): slower than a "
+            "baseline by over 3%, or outside 45-100% of its floor; Perf@1 flatters that task's candidates.</p>" +
+            oracle_table(report);
   html += "<h2 id=\"plots\">Plots</h2>" + plots(report);
   html += "<h2 id=\"episodes\">Episodes</h2>" + episodes_table(report);
   html += "</section>";

@@ -62,6 +62,7 @@ json::object group_json(const metrics::GroupMetrics& group) {
           {"perf_at_1", optional_number(group.perf_at_1)},
           {"perf_at_1_ci95", interval(group.perf_at_1_interval)},
           {"perf_scored_episodes", group.perf_scored_episodes},
+          {"perf_vs_best_at_1", optional_number(group.perf_vs_best_at_1)},
           {"fast_p", fast_p},
           {"speed_of_light_percent", optional_number(group.speed_of_light_percent)},
           {"spending",
@@ -99,6 +100,7 @@ json::object episode_json(const EpisodeView& view) {
           {"speedup_over_eager", optional_number(view.speedup_over_eager)},
           {"speedup_over_compile", optional_number(view.speedup_over_compile)},
           {"speed_of_light_fraction", optional_number(view.speed_of_light_fraction)},
+          {"speedup_over_best", optional_number(view.speedup_over_best)},
           {"turns", record.turns},
           {"tool_calls", record.tool_calls},
           {"input_tokens", record.input_tokens},
@@ -121,13 +123,20 @@ boost::json::value report_to_json(const Report& report) {
   for (const auto& group : report.groups) groups.push_back(group_json(group));
   json::array episodes;
   for (const auto& view : report.episodes) episodes.push_back(episode_json(view));
+  json::array task_oracles;
+  for (const auto& task : report.task_oracles)
+    task_oracles.push_back({{"task", task.task_id},
+                            {"split", task.split},
+                            {"speed_of_light_fraction", optional_number(task.speed_of_light_fraction)},
+                            {"over_best_baseline", optional_number(task.over_best_baseline)}});
   return json::object{{"schema", "tritongym.report.v1"},
                       {"run", run_json(report.run)},
                       {"splits", strings(report.splits)},
                       {"models", strings(report.models)},
                       {"workflows", strings(report.workflows)},
                       {"groups", groups},
-                      {"episodes", episodes}};
+                      {"episodes", episodes},
+                      {"task_oracles", task_oracles}};
 }
 
 std::string render_json(const Report& report) { return json::serialize(report_to_json(report)); }

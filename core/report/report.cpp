@@ -1,6 +1,7 @@
 #include "report/report.hpp"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "metrics/episode_speedups.hpp"
@@ -10,6 +11,20 @@ namespace {
 
 void append_unique(std::vector<std::string>& names, const std::string& name) {
   if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+// Per task, from its first episode (in store order) whose shapes carry the oracle's timing.
+std::vector<TaskOracleView> task_oracles(const std::vector<results::EpisodeRecord>& episodes) {
+  std::map<std::string, TaskOracleView> found;
+  for (const auto& episode : episodes) {
+    if (found.count(episode.key.task_id)) continue;
+    TaskOracleView view{episode.key.task_id, episode.split, metrics::oracle_speed_of_light_fraction(episode),
+                        metrics::oracle_over_best_baseline(episode)};
+    if (view.speed_of_light_fraction || view.over_best_baseline) found.emplace(episode.key.task_id, std::move(view));
+  }
+  std::vector<TaskOracleView> out;
+  for (auto& [task, view] : found) out.push_back(std::move(view));
+  return out;
 }
 
 }  // namespace
@@ -46,9 +61,11 @@ Report build_report(const results::RunInfo& run, const std::vector<results::Epis
       view.speedup_over_eager = metrics::speedup_over_eager(*episode);
       view.speedup_over_compile = metrics::speedup_over_compile(*episode);
       view.speed_of_light_fraction = metrics::speed_of_light_fraction(*episode);
+      view.speedup_over_best = metrics::speedup_over_best(*episode);
     }
     report.episodes.push_back(std::move(view));
   }
+  if (run.reports_performance) report.task_oracles = task_oracles(episodes);
   return report;
 }
 

@@ -23,6 +23,23 @@ struct EpisodeView {
   std::optional<double> speedup_over_eager;
   std::optional<double> speedup_over_compile;
   std::optional<double> speed_of_light_fraction;
+  std::optional<double> speedup_over_best;  // over min(eager, compile, oracle) per shape
+};
+
+// What a run's final scores say of one task's oracle (from the first episode whose shapes carry its timing):
+// its fraction of the speed-of-light floor and its speedup over the better of eager and torch.compile (below 1:
+// a baseline beats the oracle, and Perf@1 flatters every candidate of the task; Perf@1 vs best does not).
+struct TaskOracleView {
+  std::string task_id;
+  std::string split;
+  std::optional<double> speed_of_light_fraction;
+  std::optional<double> over_best_baseline;
+  // The bar of a task (docs/task-format.md): an oracle within 3% of the better baseline, or faster, and between
+  // 45% and 100% of its floor. A weak oracle fails the first two; above 100%, the floor itself is wrong.
+  bool weak() const {
+    return (over_best_baseline && *over_best_baseline < 0.97) ||
+           (speed_of_light_fraction && (*speed_of_light_fraction < 0.45 || *speed_of_light_fraction > 1.0));
+  }
 };
 
 struct Report {
@@ -32,6 +49,7 @@ struct Report {
   std::vector<std::string> workflows;  // in order of first appearance
   std::vector<metrics::GroupMetrics> groups;  // split-major, as metrics::compute_all_groups
   std::vector<EpisodeView> episodes;          // by model, workflow, task, sample
+  std::vector<TaskOracleView> task_oracles;   // by task id; only tasks with a timed oracle (empty off the GPU)
 
   // The group of one (split, model, workflow), or nullptr when it has no episode.
   const metrics::GroupMetrics* find_group(const std::string& split, const std::string& model,

@@ -68,6 +68,7 @@ void write_leaderboard(std::ostringstream& out, const Report& report, const std:
                         : std::string(kNotAvailable));
     row.push_back(format_ratio(group.perf_at_1));
     row.push_back(format_ratio_interval(group.perf_at_1_interval));
+    row.push_back(format_ratio(group.perf_vs_best_at_1));
     const bool has_fast = group.fast_p.size() > 1;
     row.push_back(has_fast ? format_percent(group.fast_p[1].over_eager) : kNotAvailable);
     row.push_back(format_percent(group.speed_of_light_percent
@@ -77,7 +78,8 @@ void write_leaderboard(std::ostringstream& out, const Report& report, const std:
   }
   out << "\n" << (split == metrics::kOverallSplit ? "all splits" : "split " + split) << " (" << episodes
       << " episodes)\n";
-  write_table(out, {"model", "workflow", "eps", "Pass@1%", "95% CI", "Pass@k%", "Perf@1", "95% CI", "fast1%", "SoL%"},
+  write_table(out, {"model", "workflow", "eps", "Pass@1%", "95% CI", "Pass@k%", "Perf@1", "95% CI", "vs best", "fast1%",
+                    "SoL%"},
               rows);
 }
 
@@ -129,6 +131,17 @@ void write_failure_modes(std::ostringstream& out, const Report& report) {
   write_table(out, header, rows);
 }
 
+void write_weak_oracles(std::ostringstream& out, const Report& report) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& task : report.task_oracles)
+    if (task.weak())
+      rows.push_back({task.task_id, format_ratio(task.over_best_baseline), format_percent(task.speed_of_light_fraction)});
+  if (report.task_oracles.empty()) return;
+  out << "\noracles off the bar (over 3% slower than eager or torch.compile, or outside 45-100% of the floor): "
+      << rows.size() << " of " << report.task_oracles.size() << " timed tasks\n";
+  if (!rows.empty()) write_table(out, {"task", "oracle vs best baseline", "oracle SoL%"}, rows);
+}
+
 }  // namespace
 
 std::string render_terminal(const Report& report) {
@@ -143,6 +156,7 @@ std::string render_terminal(const Report& report) {
     if (split == metrics::kOverallSplit || report.splits.size() > 2) write_leaderboard(out, report, split);
   write_cost(out, report);
   write_failure_modes(out, report);
+  write_weak_oracles(out, report);
   return out.str();
 }
 

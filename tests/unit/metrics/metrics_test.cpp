@@ -154,6 +154,28 @@ TEST(NotJudged, IsLeftOutOfEveryRateAndScore) {
   EXPECT_FALSE(only_unjudged.perf_at_1.has_value());
 }
 
+// Perf@1 vs best: where torch.compile beats the oracle, a candidate twice the oracle's speed is still slower than
+// the best that was known, and the honest score says so.
+TEST(PerfVsBest, ScoresAgainstTheFastestOfEagerCompileAndTheOracle) {
+  auto episode = synthetic_episode("t/a", "standard", "m", "w", 0, "passed", 2.0);  // 5 us; oracle 10, eager 20
+  episode.shapes[0].compile_us = 4.0;
+  EXPECT_NEAR(*speedup_over_oracle(episode), 2.0, 1e-12);
+  EXPECT_NEAR(*speedup_over_best(episode), 0.8, 1e-12);
+  EXPECT_NEAR(*oracle_over_best_baseline(episode), 0.4, 1e-12);     // the oracle is the weak side: 4 / 10
+  EXPECT_NEAR(*oracle_speed_of_light_fraction(episode), 0.5, 1e-12);  // floor 5 us over the oracle's 10
+  auto no_baselines = episode;
+  no_baselines.shapes[0].eager_us = no_baselines.shapes[0].compile_us = no_baselines.shapes[0].oracle_us = std::nullopt;
+  EXPECT_FALSE(speedup_over_best(no_baselines).has_value());
+  EXPECT_FALSE(oracle_over_best_baseline(no_baselines).has_value());
+
+  auto group = compute_group({episode, synthetic_episode("t/b", "standard", "m", "w", 0, "wrong_answer", 3.0)}, true,
+                             "m", "w", kOverallSplit);
+  EXPECT_NEAR(*group.perf_at_1, (2.0 + 0.0) / 2.0, 1e-12);
+  ASSERT_TRUE(group.perf_vs_best_at_1.has_value());
+  EXPECT_NEAR(*group.perf_vs_best_at_1, (0.8 + 0.0) / 2.0, 1e-12);
+  EXPECT_FALSE(compute_group({episode}, false, "m", "w", kOverallSplit).perf_vs_best_at_1.has_value());
+}
+
 TEST(PerfAt1, InterpreterRunsHaveNoPerformanceNumbers) {
   std::vector<results::EpisodeRecord> episodes = {synthetic_episode("t/a", "standard", "m", "w", 0, "passed", 2.0)};
   auto group = compute_group(episodes, false, "m", "w", kOverallSplit);

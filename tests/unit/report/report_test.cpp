@@ -102,6 +102,44 @@ TEST(JsonReport, HoldsEveryMetricAndNullForMissingPerformance) {
   EXPECT_FALSE(group.at("reports_performance").as_bool());
 }
 
+// Each timed task's oracle is shown against its baselines and its floor, and one that is off the bar is marked in
+// every form of the report; Perf@1 vs best sits beside Perf@1.
+TEST(Report, ShowsEachOraclesStandingAndPerfVsBest) {
+  auto episodes = test_data::synthetic_episodes();
+  for (auto& episode : episodes)
+    if (episode.key.task_id == "ood/odd-reduction") episode.shapes[0].compile_us = 4.0;  // beats its 10 us oracle
+  const Report report = build_report(test_data::synthetic_run(true), episodes);
+  ASSERT_EQ(report.task_oracles.size(), 2u);
+  EXPECT_EQ(report.task_oracles[0].task_id, "ood/odd-reduction");
+  EXPECT_TRUE(report.task_oracles[0].weak());
+  EXPECT_NEAR(*report.task_oracles[0].over_best_baseline, 0.4, 1e-12);
+  EXPECT_FALSE(report.task_oracles[1].weak());  // standard/softmax: 1.5x the better baseline, 50% of its floor
+  EXPECT_NEAR(*report.task_oracles[1].speed_of_light_fraction, 0.5, 1e-12);
+
+  auto document = boost::json::parse(render_json(report)).as_object();
+  const auto& oracles = document.at("task_oracles").as_array();
+  ASSERT_EQ(oracles.size(), 2u);
+  EXPECT_EQ(oracles[0].at("task").as_string(), "ood/odd-reduction");
+  EXPECT_NEAR(oracles[0].at("over_best_baseline").as_double(), 0.4, 1e-12);
+  EXPECT_TRUE(document.at("groups").as_array()[0].at("perf_vs_best_at_1").is_double());
+
+  const std::string terminal = render_terminal(report);
+  EXPECT_NE(terminal.find("vs best"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("oracles off the bar"), std::string::npos) << terminal;
+  EXPECT_NE(line_starting_with(terminal, "ood/odd-reduction").find("0.40"), std::string::npos) << terminal;
+  EXPECT_EQ(line_starting_with(terminal, "standard/softmax"), "") << terminal;  // on the bar: not listed
+
+  const std::string html = render_html(report, test_data::synthetic_transcript);
+  EXPECT_NE(html.find("id=\"oracle-table\""), std::string::npos);
+  EXPECT_EQ(count_of(html, "class=\"weak-oracle\""), 1u);
+  EXPECT_NE(html.find("Perf@1 vs best"), std::string::npos);
+
+  const Report interpreter = build_report(test_data::synthetic_run(false), episodes);
+  EXPECT_TRUE(interpreter.task_oracles.empty());
+  EXPECT_EQ(render_html(interpreter, test_data::synthetic_transcript).find("id=\"oracle-table\""),
+            std::string::npos);
+}
+
 TEST(HtmlReport, EscapesEveryStringFromTheRun) {
   const std::string html = render_html(synthetic_report(true), test_data::synthetic_transcript);
   EXPECT_EQ(html.find(kInjection), std::string::npos);
