@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "episode/episode.hpp"
 #include "plugins/loader.hpp"
@@ -87,6 +88,53 @@ bytes: "8 * N"
   auto fixed = (*suite)->load_tasks();
   EXPECT_TRUE(fixed) << fixed.status().to_string();
   fs::remove_all(root);
+}
+
+TEST_F(ShippedPlugins, DirectorySuiteReadsWhatAnOodTaskSearchedAndRefusesAMalformedRecord) {
+  namespace fs = std::filesystem;
+  testing::TemporaryDirectory root;
+  std::string head = R"(split: ood
+category: scan
+entry: {function: scale, parameters: [x]}
+description: Return 2 * x.
+inputs:
+  - {name: x, shape: [N]}
+shapes:
+  visible: [{N: 1024}]
+)";
+  auto load = [&](const std::string& ood_search) {
+    root.write("suite/scale/task.yaml", head + ood_search);
+    auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
+    EXPECT_TRUE(suite);
+    return (*suite)->load_tasks();
+  };
+  auto searched = load("ood_search:\n  - {set: KernelBench, found: none}\n  - {set: Liger-Kernel, found: \"x\"}\n");
+  EXPECT_TRUE(searched) << searched.status().to_string();
+
+  auto misspelt = load("ood_search:\n  - {set: KernelBench, fund: none}\n");
+  ASSERT_FALSE(misspelt);
+  EXPECT_NE(misspelt.status().location().find("scale/task.yaml:10:"), std::string::npos) << misspelt.status().location();
+  EXPECT_NE(misspelt.status().message().find("did you mean 'found'"), std::string::npos) << misspelt.status().message();
+  auto bare = load("ood_search: KernelBench\n");
+  ASSERT_FALSE(bare);
+  EXPECT_NE(bare.status().message().find("{set: NAME, found: WHAT}"), std::string::npos) << bare.status().message();
+  auto empty = load("ood_search:\n  - {set: KernelBench, found: \"\"}\n");
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.status().message().find("'found' must not be empty"), std::string::npos) << empty.status().message();
+}
+
+// docs/task-format.md, "Out of distribution": every shipped OOD task says what was searched.
+TEST_F(ShippedPlugins, EveryShippedOodTaskNamesTheSetsSearched) {
+  auto suite = create<Suite>("tritongym.suite.directory", R"({"suites":["ood"]})");
+  ASSERT_TRUE(suite);
+  auto tasks = (*suite)->load_tasks();
+  ASSERT_TRUE(tasks) << tasks.status().to_string();
+  ASSERT_FALSE(tasks->empty());
+  for (const auto& task : *tasks) {
+    std::ifstream in(task.source_file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\nood_search:"), std::string::npos) << task.source_file;
+  }
 }
 
 TEST_F(ShippedPlugins, DirectorySuiteCanSkipBadTasks) {

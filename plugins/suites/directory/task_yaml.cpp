@@ -57,6 +57,22 @@ class Reader {
     return {};
   }
 
+  // `ood_search:` the sets searched for a close counterpart of an out-of-distribution task, one
+  // {set, found} entry each (docs/task-format.md). Checked for its form; the harness does not use it.
+  Status ood_search(const YAML::Node& list) const {
+    if (!list.IsSequence() || list.size() == 0)
+      return error(list, "ood_search must be a non-empty list of {set: NAME, found: WHAT}, one per set searched");
+    for (const auto& item : list) {
+      if (Status s = check_keys(item, {"set", "found"}, "an ood_search entry"); !s.is_ok()) return s;
+      for (const char* key : {"set", "found"}) {
+        std::string text;
+        if (Status s = string(item, key, text, true); !s.is_ok()) return s;
+        if (text.empty()) return error(item[key], std::string("ood_search: '") + key + "' must not be empty");
+      }
+    }
+    return {};
+  }
+
   // `inputs:` -> JSON text for the worker: [{name, shape, dtype, distribution, low, high, mean, std, value}]
   Status inputs(const YAML::Node& list, std::string& out) const {
     if (!list.IsSequence()) return error(list, "inputs must be a list, one entry per parameter of the entry function");
@@ -148,7 +164,7 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (!root.IsMap()) return reader.error(root, "task.yaml must be a mapping");
   static const std::vector<std::string> keys = {
       "id", "split", "category", "dsl", "entry", "description", "dtypes", "shapes", "tolerance",
-      "flops", "bytes", "allowed_library_kernels", "tags", "inputs"};
+      "flops", "bytes", "allowed_library_kernels", "tags", "inputs", "ood_search"};
   if (Status s = reader.check_keys(root, keys, "task.yaml"); !s.is_ok()) return s;
 
   TaskSpec task;
@@ -214,6 +230,8 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (Status s = check_bytes_scale_with_dtype(reader, root, task); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "allowed_library_kernels", task.allowed_library_kernels); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "tags", task.tags); !s.is_ok()) return s;
+  if (YAML::Node searched = root["ood_search"])
+    if (Status s = reader.ood_search(searched); !s.is_ok()) return s;
 
   for (const auto& [file, slot] : {std::pair{"reference.py", &task.reference_path}, std::pair{"oracle.py", &task.oracle_path}})
     if (fs::exists(folder / file)) *slot = (folder / file).string();
