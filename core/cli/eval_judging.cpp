@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/plugin_loading.hpp"
+#include "judging/dsl_rule.hpp"
 #include "tritongym/sdk/did_you_mean.hpp"
 #include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/suite.hpp"
@@ -49,19 +50,15 @@ Result<std::string> read_candidate(const std::string& path) {
 Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
                                const TaskSpec& task, const std::string& code, const JudgeOptions& options) {
   std::string dsl_id = "tritongym.dsl." + task.dsl;
+  std::unique_ptr<Dsl> dsl;
   if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
     static std::mutex dsl_mutex;  // a batch judges several candidates at once; a DSL plugin is made per check
     std::lock_guard lock(dsl_mutex);
-    auto dsl = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
-    if (!dsl) return dsl.status();
-    if (Status rules = (*dsl)->check_source(code); !rules.is_ok()) {
-      EvaluationResult refused;
-      refused.verdict = Verdict::compile_error;
-      refused.message = rules.message();
-      return refused;
-    }
+    auto made = registry.create<Dsl>(dsl_id, plugin_context(context, registry, dsl_id, "{}", "eval"));
+    if (!made) return made.status();
+    dsl = std::move(made.value());
   }
-  return executor.evaluate(judging_request(task, code, options));
+  return judging::judge(executor, dsl.get(), judging_request(task, code, options));
 }
 
 EvaluationRequest judging_request(const TaskSpec& task, const std::string& code, const JudgeOptions& options) {

@@ -41,8 +41,9 @@ struct JudgeOptions {
   double timeout_s = 120.0;
 };
 
-// The task's DSL plugin (tritongym.dsl.<dsl>), when one is loaded, checks the source first, as the tools do; a
-// refusal is a compile_error result. Then the executor judges it. Safe to call from several threads.
+// Under the task's DSL rule (judging/dsl_rule.hpp), as the tools and a run's final score: the DSL plugin
+// (tritongym.dsl.<dsl>), when one is loaded, checks the source first (a refusal is a compile_error result), then
+// the executor judges it, told the frontend every kernel must come from. Safe to call from several threads.
 Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
                                const TaskSpec& task, const std::string& code, const JudgeOptions& options);
 

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "episode/tool_arguments.hpp"
+#include "judging/dsl_rule.hpp"
 #include "tritongym/sdk/did_you_mean.hpp"
 
 namespace tritongym::episode {
@@ -102,7 +103,7 @@ Result<ToolResult> Episode::call_tool(const ToolCall& call) noexcept {
 Result<EvaluationResult> Episode::evaluate(const EvaluationRequest& request) noexcept {
   if (!setup_.executor)
     return Status(StatusCode::unavailable, "no executor is configured for this run, so code cannot be evaluated");
-  return setup_.executor->evaluate(request);
+  return judging::judge(*setup_.executor, setup_.dsl, request);
 }
 
 void Episode::log(LogLevel level, std::string_view message) noexcept {

@@ -1,6 +1,7 @@
 // One episode (task x model x workflow x sample): the core's side of EpisodeContext. It forwards
 // model turns and tool calls, charges every one to the budget, turns malformed tool calls into
-// messages for the model, and remembers the last candidate so a budget that runs out still leaves
+// messages for the model, judges every evaluation a tool asks for under the task's DSL rule
+// (judging/dsl_rule.hpp), and remembers the last candidate so a budget that runs out still leaves
 // something to score.
 #pragma once
 
@@ -26,7 +27,7 @@ struct EpisodeSetup {
   ModelBackend* model = nullptr;               // required
   std::map<std::string, Tool*> tools;          // by tool name (ToolSchema::name)
   Executor* executor = nullptr;                // null: tools that evaluate report "no executor"
-  const Dsl* dsl = nullptr;
+  const Dsl* dsl = nullptr;                    // the task's DSL: its rule applies to every evaluation; null: none
   Budget budget;
   HostLog* log = nullptr;
 };

@@ -1,10 +1,13 @@
 #include "episode/episode_runner.hpp"
 
+#include "judging/dsl_rule.hpp"
+
 namespace tritongym::episode {
 
 EpisodeResult run_episode(Workflow& workflow, EpisodeSetup setup, int64_t seeds_per_shape, double timeout_s) {
   EpisodeResult result;
   Executor* executor = setup.executor;
+  const Dsl* dsl = setup.dsl;
   TaskSpec task = setup.task;
   // The final score's request; its code is the episode's last word, but its cases are known now: the executor
   // may make them while the workflow works (Executor::expect).
@@ -14,6 +17,7 @@ EpisodeResult run_episode(Workflow& workflow, EpisodeSetup setup, int64_t seeds_
   final_score.shapes = ShapeSet::held_out;
   final_score.seeds_per_shape = seeds_per_shape;
   final_score.timeout_s = timeout_s;
+  final_score = judging::under_dsl_rule(std::move(final_score), dsl);
   if (executor) executor->expect(final_score);
   Episode episode(std::move(setup));
   auto outcome = workflow.run(episode);
@@ -35,7 +39,7 @@ EpisodeResult run_episode(Workflow& workflow, EpisodeSetup setup, int64_t seeds_
     } else {
       EvaluationRequest request = final_score;
       request.source_code = result.final_code;
-      auto scored = executor->evaluate(request);
+      auto scored = judging::judge(*executor, dsl, std::move(request));  // the same DSL rule as the tools
       if (scored) result.score = scored.value();
       else result.score_status = scored.status();
     }

@@ -1,6 +1,7 @@
 // Runs one episode to its end: the workflow drives the episode, then the final candidate is scored on
-// every shape (visible and held-out) by the executor. The final candidate is the workflow's answer, or,
-// when it gives none (a spent budget, a failed model call), the last code the model wrote in a tool call.
+// every shape (visible and held-out) by the executor, under the task's DSL rule as every tool call is
+// (judging/dsl_rule.hpp). The final candidate is the workflow's answer, or, when it gives none (a spent
+// budget, a failed model call), the last code the model wrote in a tool call.
 #pragma once
 
 #include <string>

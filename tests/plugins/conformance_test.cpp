@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -317,6 +318,14 @@ TEST_P(DslPlugin, NamesItselfAndServesDocs) {
   auto docs = (*dsl)->docs("program_id");
   ASSERT_TRUE(docs) << docs.status().to_string();
   EXPECT_FALSE(docs->empty());
+}
+// Executors know frontends by short lowercase names ("gluon", "triton"); "" sets no rule at run time.
+TEST_P(DslPlugin, NamesTheFrontendOfItsKernels) {
+  auto dsl = create<Dsl>(GetParam().conformance_config_json);
+  ASSERT_TRUE(dsl);
+  const std::string frontend = (*dsl)->required_kernel_frontend();
+  for (char c : frontend) EXPECT_TRUE(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-') << frontend;
+  EXPECT_EQ(frontend, (*dsl)->required_kernel_frontend()) << "constant for the object's lifetime";
 }
 INSTANTIATE_TEST_SUITE_P(Conformance, DslPlugin, ::testing::ValuesIn(manifests_of(PluginKind::dsl)), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DslPlugin);

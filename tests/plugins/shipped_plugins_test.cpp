@@ -312,6 +312,36 @@ TEST_F(ShippedPlugins, GluonChecksItsCandidatesAndServesItsReference) {
   EXPECT_NE(nothing->find("Sections:"), std::string::npos);
 }
 
+// The source check is the early warning of the DSL rule (the executor checks the kernels that ran): plain Triton
+// is refused however the file spells it, and a Gluon file that names triton otherwise is not.
+TEST_F(ShippedPlugins, GluonRefusesPlainTritonHoweverItIsSpeltAndNamesItsFrontend) {
+  PluginContext context;
+  context.config_json = "{}";
+  context.plugin_dir = registry_->origin("tritongym.dsl.gluon")->manifest.directory;
+  auto gluon = registry_->create<Dsl>("tritongym.dsl.gluon", context);
+  ASSERT_TRUE(gluon) << gluon.status().to_string();
+  EXPECT_EQ((*gluon)->required_kernel_frontend(), "gluon");
+  const std::string head = "import torch\nimport triton\nfrom triton.experimental import gluon\n"
+                           "from triton.experimental.gluon import language as gl\nfrom triton import language as tl\n"
+                           "from triton.runtime import driver\n@gluon.jit\ndef g(x_ptr):\n    pass\n";
+  EXPECT_TRUE((*gluon)->check_source(head + "def entry(x):\n    g[(triton.cdiv(4, 2),)](x)\n"));
+  const std::vector<std::pair<std::string, std::string>> spellings = {
+      {"from triton import jit\n@jit\ndef k(x):\n    pass\n", "from triton import jit"},
+      {"from triton import (\n    cdiv,\n    jit as J,\n)\n@J\ndef k(x):\n    pass\n", "jit as J"},
+      {"from triton.runtime.jit import JITFunction\n", "JITFunction"},
+      {"import triton as t\n@t.jit\ndef k(x):\n    pass\n", "t.jit"},
+      {"def body(x):\n    pass\nk = triton.jit(body)\n", "triton.jit"},
+      {"@triton.jit(do_not_specialize=['n'])\ndef k(x, n):\n    pass\n", "@triton.jit"},
+  };
+  for (const auto& [plain, named] : spellings) {
+    Status refused = (*gluon)->check_source(head + plain);
+    ASSERT_FALSE(refused) << plain;
+    EXPECT_NE(refused.message().find("this task is in Gluon: `"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find(named), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("write every kernel with @gluon.jit"), std::string::npos) << refused.message();
+  }
+}
+
 // ------------------------------------------------------------------ one-shot workflow
 
 struct OneShotRun {

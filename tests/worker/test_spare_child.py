@@ -87,7 +87,7 @@ class _SlowAhead:
 
     def __init__(self, device):
         time.sleep(0.5)
-        self.turns = self.autotune = self.tuning = self.shims = self.guard = None
+        self.turns = self.autotune = self.tuning = self.shims = self.frontends = self.guard = None
         self.seconds = 0.5
         with open(os.path.join(os.environ["READIED_IN"], str(os.getpid())), "w") as out:
             out.write(repr(time.time()))

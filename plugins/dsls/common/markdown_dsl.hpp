@@ -1,6 +1,6 @@
 // A DSL plugin whose rules and reference are Markdown files shipped beside its library:
 // rules.md (shown to the model) and reference.md (served by the `docs` tool, one '## ' section per
-// topic). The plugin supplies only its name and its static source check.
+// topic). The plugin supplies only its name, the frontend its kernels must come from and its static source check.
 #pragma once
 
 #include <algorithm>
@@ -67,12 +67,13 @@ class MarkdownDsl final : public Dsl {
  public:
   using SourceCheck = std::function<Status(std::string_view)>;
 
-  MarkdownDsl(std::string name, std::string rules, std::vector<ReferenceSection> reference, MarkdownDslConfig config,
-              SourceCheck check)
-      : name_(std::move(name)), rules_(std::move(rules)), reference_(std::move(reference)), config_(config),
-        check_(std::move(check)) {}
+  MarkdownDsl(std::string name, std::string kernel_frontend, std::string rules, std::vector<ReferenceSection> reference,
+              MarkdownDslConfig config, SourceCheck check)
+      : name_(std::move(name)), kernel_frontend_(std::move(kernel_frontend)), rules_(std::move(rules)),
+        reference_(std::move(reference)), config_(config), check_(std::move(check)) {}
 
   std::string name() const noexcept override { return name_; }
+  std::string required_kernel_frontend() const noexcept override { return kernel_frontend_; }
   std::string candidate_rules() const noexcept override { return rules_; }
   Status check_source(std::string_view source_code) const noexcept override {
     try {
@@ -119,6 +120,7 @@ class MarkdownDsl final : public Dsl {
 
  private:
   std::string name_;
+  std::string kernel_frontend_;
   std::string rules_;
   std::vector<ReferenceSection> reference_;
   MarkdownDslConfig config_;
@@ -133,16 +135,18 @@ inline Result<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-// Creates the DSL from <plugin_dir>/rules.md and <plugin_dir>/reference.md.
+// Creates the DSL from <plugin_dir>/rules.md and <plugin_dir>/reference.md. `kernel_frontend`: what
+// Dsl::required_kernel_frontend() answers ("" for no rule at run time).
 inline Result<std::unique_ptr<Dsl>> create_markdown_dsl(const PluginContext& context, std::string name,
-                                                       MarkdownDsl::SourceCheck check) {
+                                                       std::string kernel_frontend, MarkdownDsl::SourceCheck check) {
   auto config = parse_config<MarkdownDslConfig>(context.config_json);
   if (!config) return config.status();
   auto rules = read_text(context.plugin_dir + "/rules.md");
   if (!rules) return rules.status();
   auto reference = read_text(context.plugin_dir + "/reference.md");
   if (!reference) return reference.status();
-  return std::unique_ptr<Dsl>(std::make_unique<MarkdownDsl>(std::move(name), std::move(rules.value()),
+  return std::unique_ptr<Dsl>(std::make_unique<MarkdownDsl>(std::move(name), std::move(kernel_frontend),
+                                                            std::move(rules.value()),
                                                             split_sections(reference.value()), config.value(),
                                                             std::move(check)));
 }

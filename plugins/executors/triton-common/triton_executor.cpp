@@ -819,6 +819,8 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
                             {"code", request.source_code}, {"entry", request.task.entry_function},
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
                             {"keep_folder", config_.keep_folders}};
+    if (!request.required_kernel_frontend.empty())  // the DSL rule, checked on the kernels that ran (kernel_frontends.py)
+      run["kernel_frontend"] = request.required_kernel_frontend;
     if (timed) {
       run["timing"] = timing_plan_json(request.task, timing, plane);
       run["pause_before_timing"] = true;
@@ -1044,8 +1046,8 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
     result.stderr_text = text_of(*reply, "stderr");
     result.wall_seconds = number_of(*reply, "wall_seconds");
     if (target_ == Target::cuda) result.gpu_seconds = result.wall_seconds;  // the child held a GPU throughout
-    for (const char* key : {"kernels", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled", "autotune_choices",
-                            "autotune_benchmarks"})
+    for (const char* key : {"kernels", "kernel_frontends", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled",
+                            "autotune_choices", "autotune_benchmarks"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
     // Where the candidate phase's time went inside the child (import, loading inputs, running, saving outputs,
     // and the timing stage's parts).

@@ -1,6 +1,6 @@
-// What the evaluating tools (compile, test, benchmark, profile, submit) share: sending the candidate to the executor after the
-// task's DSL has checked it, and turning the result into the short text the model reads and the full
-// JSON record the store keeps. Identical for every workflow.
+// What the evaluating tools (compile, test, benchmark, profile, submit) share: sending the candidate to the executor
+// (the core applies the task's DSL rule to every evaluation: ToolServices::evaluate), and turning the result into
+// the short text the model reads and the full JSON record the store keeps. Identical for every workflow.
 #pragma once
 
 #include <boost/json.hpp>
@@ -8,7 +8,6 @@
 #include <sstream>
 #include <string>
 
-#include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/prompts.hpp"
 #include "tritongym/sdk/result_json.hpp"
 #include "tritongym/sdk/tool.hpp"
@@ -39,7 +38,8 @@ inline std::string evaluation_record(const EvaluationResult& result) {
   return boost::json::serialize(evaluation_json(result));
 }
 
-// The DSL's static check first (a refusal is a compile_error the model reads), then the executor.
+// The candidate of `arguments_json` judged on the visible shapes; a source the task's DSL refuses comes back as a
+// compile_error the model reads (the core's DSL rule).
 inline Result<EvaluationResult> evaluate_code(ToolServices& services, const std::string& arguments_json,
                                               EvaluationStage stage, double timeout_s, int64_t seeds_per_shape) {
   EvaluationRequest request;
@@ -49,14 +49,6 @@ inline Result<EvaluationResult> evaluate_code(ToolServices& services, const std:
   request.shapes = ShapeSet::visible;
   request.seeds_per_shape = seeds_per_shape;
   request.timeout_s = timeout_s;
-  if (const Dsl* dsl = services.dsl()) {
-    if (Status rules = dsl->check_source(request.source_code); !rules.is_ok()) {
-      EvaluationResult refused;
-      refused.verdict = Verdict::compile_error;
-      refused.message = rules.message();
-      return refused;
-    }
-  }
   return services.evaluate(request);
 }
 

@@ -3,6 +3,10 @@
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <mutex>
+
+#include "episode/episode_runner.hpp"
+
 #include "plugins/loader.hpp"
 #include "support/test_support.hpp"
 
@@ -140,6 +144,113 @@ TEST_F(EpisodeTest, SpentBudgetRefusesWithoutCallingTheModel) {
   ASSERT_TRUE(episode.call_tool(call("test", R"({"code":"x"})")));
   EXPECT_FALSE(episode.call_tool(call("test", R"({"code":"y"})")));
   EXPECT_EQ(episode.last_candidate(), "x");
+}
+
+// ------------------------------------------------------------------ the DSL rule on every path
+
+// Passes whatever reaches it, and keeps the requests.
+class RecordingExecutor final : public Executor {
+ public:
+  Status availability() const noexcept override { return {}; }
+  ExecutorInfo info() const noexcept override { return {}; }
+  Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept override {
+    std::lock_guard lock(mutex_);
+    evaluated.push_back(request);
+    EvaluationResult result;
+    result.verdict = Verdict::passed;
+    return result;
+  }
+  void expect(const EvaluationRequest& request) noexcept override {
+    std::lock_guard lock(mutex_);
+    expected.push_back(request);
+  }
+  std::vector<EvaluationRequest> evaluated, expected;
+
+ private:
+  std::mutex mutex_;
+};
+
+// A DSL whose kernels must come from "gluon" and whose static check refuses "@triton.jit".
+class GluonLikeDsl final : public Dsl {
+ public:
+  std::string name() const noexcept override { return "gluon"; }
+  std::string candidate_rules() const noexcept override { return "@gluon.jit only"; }
+  Status check_source(std::string_view source_code) const noexcept override {
+    if (source_code.find("@triton.jit") != std::string_view::npos)
+      return Status(StatusCode::invalid_argument, "this task is in Gluon: not @triton.jit");
+    return {};
+  }
+  std::string required_kernel_frontend() const noexcept override { return "gluon"; }
+  Result<std::string> docs(std::string_view) const noexcept override { return std::string(); }
+};
+
+// Answers with fixed code, or with none (the core then scores the last candidate a tool was called with).
+class AnsweringWorkflow final : public Workflow {
+ public:
+  explicit AnsweringWorkflow(std::string answer, std::string tested = "") : answer_(std::move(answer)), tested_(std::move(tested)) {}
+  Result<WorkflowOutcome> run(EpisodeContext& episode) noexcept override {
+    if (!tested_.empty()) {
+      boost::json::object arguments{{"code", tested_}};
+      if (auto called = episode.call_tool({"c1", "test", boost::json::serialize(arguments)}); !called) return called.status();
+    }
+    return WorkflowOutcome{answer_, ""};
+  }
+
+ private:
+  std::string answer_, tested_;
+};
+
+class DslRuleTest : public EpisodeTest {
+ protected:
+  EpisodeResult run(const std::string& answer, const std::string& tested = "") {
+    model_ = scripted(R"([{"content":"x"}])");
+    EpisodeSetup episode = setup(model_.get());
+    episode.executor = &executor_;
+    episode.dsl = &dsl_;
+    AnsweringWorkflow workflow(answer, tested);
+    return run_episode(workflow, episode, 2, 30);
+  }
+  std::unique_ptr<ModelBackend> model_;
+  RecordingExecutor executor_;
+  GluonLikeDsl dsl_;
+};
+
+TEST_F(DslRuleTest, TheFinalScoreRefusesWhatTheDslRefusesWithoutRunningIt) {
+  EpisodeResult result = run("import triton\n@triton.jit\ndef k(x):\n    pass\n");
+  ASSERT_TRUE(result.score.has_value()) << result.score_status.to_string();
+  EXPECT_EQ(result.score->verdict, Verdict::compile_error);
+  EXPECT_EQ(result.score->message, "this task is in Gluon: not @triton.jit");
+  EXPECT_FALSE(result.solved());
+  EXPECT_TRUE(executor_.evaluated.empty()) << "a refused candidate never reaches the executor";
+}
+
+TEST_F(DslRuleTest, TheFinalScoreTellsTheExecutorTheFrontendTheKernelsMustComeFrom) {
+  EpisodeResult result = run("@gluon.jit\ndef k(x):\n    pass\n");
+  ASSERT_TRUE(result.score.has_value()) << result.score_status.to_string();
+  EXPECT_EQ(result.score->verdict, Verdict::passed);
+  ASSERT_EQ(executor_.evaluated.size(), 1u);
+  EXPECT_EQ(executor_.evaluated[0].stage, EvaluationStage::final_score);
+  EXPECT_EQ(executor_.evaluated[0].required_kernel_frontend, "gluon");
+  ASSERT_EQ(executor_.expected.size(), 1u);
+  EXPECT_EQ(executor_.expected[0].required_kernel_frontend, "gluon");
+}
+
+TEST_F(DslRuleTest, AToolsEvaluationFollowsTheSameRule) {
+  // The workflow tests plain Triton (refused before the executor), then answers nothing: the last candidate, the
+  // refused code, is the final score's, refused as well.
+  EpisodeResult result = run("", "import triton\n@triton.jit\ndef k(x):\n    pass\n");
+  EXPECT_EQ(result.final_code_source, "last candidate");
+  ASSERT_TRUE(result.score.has_value());
+  EXPECT_EQ(result.score->verdict, Verdict::compile_error);
+  ASSERT_EQ(result.transcript.size(), 1u);
+  EXPECT_EQ(result.transcript[0].result.text, "compile_error");
+  EXPECT_TRUE(executor_.evaluated.empty());
+
+  executor_.evaluated.clear();
+  run("", "@gluon.jit\ndef k(x):\n    pass\n");
+  ASSERT_EQ(executor_.evaluated.size(), 2u);  // the test call, then the final score
+  EXPECT_EQ(executor_.evaluated[0].stage, EvaluationStage::test);
+  for (const auto& request : executor_.evaluated) EXPECT_EQ(request.required_kernel_frontend, "gluon");
 }
 
 }  // namespace

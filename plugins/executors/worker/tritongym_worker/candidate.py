@@ -18,7 +18,7 @@ import time
 import traceback
 from typing import Any
 
-from . import diagnostics, handover, integrity, interpreter_shims, safe_json, sandbox, triton_cache
+from . import diagnostics, handover, integrity, interpreter_shims, kernel_frontends, safe_json, sandbox, triton_cache
 from .autotune_bench import AutotuneBench
 from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
@@ -335,7 +335,8 @@ def _remove(path: str) -> None:
 
 class _Ahead:
     """What a spare child readied before its request: the compile gate (inactive until a timed request), the
-    autotuner's wrappers, the interpreter's shims and, on CUDA, the timing guard (context, native module, integrity snapshot; CUPTI comes after the checks)."""
+    autotuner's wrappers, the interpreter's shims, the record of the kernels' frontends and, on CUDA, the timing
+    guard (context, native module, integrity snapshot; CUPTI comes after the checks)."""
 
     def __init__(self, device: str) -> None:
         started = time.perf_counter()
@@ -347,6 +348,8 @@ class _Ahead:
         self.tuning.install(self.turns)
         self.shims = interpreter_shims.Shims()
         self.shims.install()
+        self.frontends = kernel_frontends.KernelFrontends()
+        self.frontends.install()
         self.guard = _TimingGuard(device) if device.startswith("cuda") else None
         self.seconds = time.perf_counter() - started
 
@@ -450,6 +453,12 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
 
     entry_name = request["entry"]
     plan = request.get("timing")
+    # The frontend every kernel must come from (the task's DSL; kernel_frontends.py), "" for none.
+    required = str(request.get("kernel_frontend") or "")
+    if required and required not in kernel_frontends.REQUIRABLE:
+        return {"verdict": "harness_error",
+                "message": f"the task requires kernels from the frontend '{required}', which this executor cannot "
+                           f"tell (it knows {', '.join(kernel_frontends.REQUIRABLE)})"}
     # Where the child's time goes (seconds), in the reply as `phases`: the evaluation's record keeps it.
     phases = {"setup": 0.0, "import": 0.0, "load_inputs": 0.0, "run": 0.0, "save_outputs": 0.0}
     clock = time.perf_counter()
@@ -478,6 +487,11 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
     if shims is None:
         shims = interpreter_shims.Shims()
         shims.install()
+    # Every kernel launched or compiled from here on, with its frontend: before the snapshot, which holds its wrappers.
+    frontends = ahead.frontends if ahead is not None else None
+    if frontends is None:
+        frontends = kernel_frontends.KernelFrontends()
+        frontends.install()
     guard = None
     if plan:
         guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)  # before the candidate
@@ -540,6 +554,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         results.append(outcome)
     reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
                              "phases": phases}
+    broken = _frontend_rule(frontends, required, module)
+    reply["kernel_frontends"] = frontends.report()
+    if broken:  # judged before any output is compared, and never timed
+        return {**reply, **broken}
     if guard is not None:  # CUPTI only now: until here the host may hold this process (idle_hold.hpp)
         clock = time.perf_counter()
         guard.start_tracing()
@@ -560,6 +578,10 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
         reply["timing"] = guard.measure(entry, plan, reply["kernels"], turns.timed_calls_done if turns else None)
         phases["timing"] = time.perf_counter() - clock
         phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
+        broken = _frontend_rule(frontends, required, module)  # a kernel the timed calls alone ran counts too
+        reply["kernel_frontends"] = frontends.report()
+        if broken:
+            return {**reply, **broken}
     try:  # which config the autotuner chose per key: informative only, and read from the candidate's objects
         choices = diagnostics.autotune_choices(module)
     except Exception:  # noqa: BLE001
@@ -576,6 +598,21 @@ def _run_candidate(role: CandidateRole, request: dict[str, Any], source_path: st
                                         "warmup_ms": tuning.warmup_ms, "rep_ms": tuning.rep_ms,
                                         "timings_us": tuning.timings}
     return reply
+
+
+def _frontend_rule(frontends: kernel_frontends.KernelFrontends, required: str, module: Any) -> dict[str, str]:
+    """The verdict of a candidate that broke the task's DSL rule at run time, {} when it kept it (or there is none).
+    compile_error, as the DSL's static check answers the same rule (docs/candidate-contract.md, "The task's DSL")."""
+    if not required:
+        return {}
+    replaced = frontends.replaced()
+    if replaced:
+        return {"verdict": "runtime_error",
+                "message": f"this task's kernels must come from {kernel_frontends.FRONTENDS[required][0]}, and which "
+                           f"kernels ran cannot be told: the candidate replaced {', '.join(replaced)}"}
+    frontends.sweep(module)
+    reason = frontends.violation(required)
+    return {"verdict": "compile_error", "message": reason} if reason else {}
 
 
 def _failure(error: BaseException, source_path: str, verdict: str) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 API:
 
     Snapshot.take(extra: Iterable[str] = ()) -> Snapshot
-        Before the candidate module is imported: the identity of every function and class the harness
+        Before the candidate module is imported (and after the harness's own wrappers are in place: GpuTurns,
+        the autotuner's, kernel_frontends): the identity of every function and class the harness
         relies on (WATCHED, every callable of the loaded tritongym_worker.* and tritongym_native modules,
         every builtin, sys.modules entries of the key modules, the trace/profile hooks and the torch
         function/dispatch mode stacks).
@@ -99,6 +100,9 @@ WATCHED: tuple[str, ...] = (
     "json.dumps", "json.loads", "os.write", "os._exit", "os.listdir", "os.getpid", "pickle.dumps",
     "threading.enumerate", "threading.Thread.is_alive", "threading.active_count", "gc.collect",
     "importlib.import_module", "inspect.getattr_static",
+    # how the harness sees which kernels ran, and their frontends (kernel_frontends.py wraps these; GpuTurns the
+    # package's compile too)
+    "triton.runtime.jit.JITFunction.run", "triton.compiler.compile", "triton.compiler.compiler.compile",
 )
 MODULE_PREFIXES = ("tritongym_worker", "tritongym_native")
 KEY_MODULES = ("time", "torch", "torch.cuda", "statistics", "builtins", "threading", "json", "os", "math",

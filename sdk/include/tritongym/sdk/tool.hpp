@@ -18,7 +18,10 @@ class ToolServices {
  public:
   virtual ~ToolServices() = default;
   virtual const TaskSpec& task() const noexcept = 0;
-  // The executor of the run; blocks until the evaluation is done.
+  // The executor of the run, under the task's DSL rule; blocks until the evaluation is done. A source the DSL
+  // refuses (Dsl::check_source) comes back as a compile_error whose message is the DSL's reason, without running;
+  // otherwise the core sets request.required_kernel_frontend from the DSL (whatever the tool put there) and the
+  // executor judges it.
   virtual Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept = 0;
   // The task's DSL plugin, or nullptr when none is loaded for it.
   virtual const Dsl* dsl() const noexcept = 0;

@@ -149,6 +149,11 @@ struct EvaluationRequest {
   ShapeSet shapes = ShapeSet::visible;
   int64_t seeds_per_shape = 3;
   double timeout_s = 120.0;  // wall-clock limit of one stage in the worker
+  // The frontend every kernel the candidate runs must come from ("gluon", "triton"; Dsl::required_kernel_frontend
+  // of the task's DSL, filled in by the core); "" = no rule. The executor fails a candidate that ran a kernel of
+  // another frontend (verdict compile_error, the kernel named in the message); a frontend it cannot tell is a
+  // harness_error (the candidate is not judged by a rule the executor cannot check).
+  std::string required_kernel_frontend;
 };
 
 enum class Verdict {
