@@ -18,6 +18,7 @@
 
 #include "episode/episode.hpp"
 #include "episode/episode_runner.hpp"
+#include "judging/dsl_rule.hpp"
 #include "plugins/loader.hpp"
 #include "support/test_support.hpp"
 
@@ -33,6 +34,42 @@ std::string read_file(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The rows of a fixture corpus's README table (tests/fixtures/adversarial/, tests/fixtures/realworld/): each row whose
+// first cell names a file in backticks, split into its cells, trimmed; the first cell is the bare file name.
+std::vector<std::vector<std::string>> fixture_table(const std::string& readme_path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream table(read_file(readme_path));
+  for (std::string line; std::getline(table, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      cell.erase(0, cell.find_first_not_of(' '));
+      cell.erase(cell.find_last_not_of(' ') + 1);
+      cells.push_back(cell);
+    }
+    cells[0] = cells[0].substr(1, cells[0].size() - 2);
+    rows.push_back(std::move(cells));
+  }
+  return rows;
+}
+
+// Whether a record's autotune_benchmarks shows a config that could not run: its time in timings_us
+// ({kernel: {key: {config: µs}}}) is null.
+bool shows_a_failed_config(const boost::json::value& benchmarks) {
+  const auto* timings = benchmarks.is_object() ? benchmarks.as_object().if_contains("timings_us") : nullptr;
+  if (!timings || !timings->is_object()) return false;
+  for (const auto& kernel : timings->as_object()) {
+    if (!kernel.value().is_object()) continue;
+    for (const auto& key : kernel.value().as_object()) {
+      if (!key.value().is_object()) continue;
+      for (const auto& config : key.value().as_object())
+        if (config.value().is_null()) return true;
+    }
+  }
+  return false;
 }
 
 #define EXPECT_VERDICT(result, expected) \
@@ -835,20 +872,10 @@ TEST_F(TritonExecutorTest, ArithmeticOnTheTasksScalarParametersIsNotFlaggedAsTor
 TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
   if (!kCuda) GTEST_SKIP() << "the adversarial corpus is judged with timing (triton-cuda); tests/worker covers the CPU side";
   std::string folder = testing::source_dir() + "/tests/fixtures/adversarial/";
-  std::istringstream table(read_file(folder + "README.md"));
-  std::string line;
   int checked = 0;
-  while (std::getline(table, line)) {
-    if (line.rfind("| `", 0) != 0) continue;
-    std::vector<std::string> cells;
-    std::stringstream row(line.substr(1));
-    for (std::string cell; std::getline(row, cell, '|');) {
-      cell.erase(0, cell.find_first_not_of(' '));
-      cell.erase(cell.find_last_not_of(' ') + 1);
-      cells.push_back(cell);
-    }
-    ASSERT_GE(cells.size(), 5u) << line;
-    std::string file = cells[0].substr(1, cells[0].size() - 2);
+  for (const auto& cells : fixture_table(folder + "README.md")) {
+    ASSERT_GE(cells.size(), 5u) << cells[0];
+    const std::string& file = cells[0];
     EvaluationRequest request;
     request.task = task(cells[1]);
     request.source_code = read_file(folder + file);
@@ -879,6 +906,47 @@ TEST_F(TritonExecutorTest, EveryAdversarialCandidateIsCaughtForItsReason) {
     ++checked;
   }
   EXPECT_GE(checked, 15);
+}
+
+// tests/fixtures/realworld/README.md: the Triton patterns models copy from public code, each judged fairly. On
+// triton-cuda every one passes and is timed with no flag (an autotuner's config that cannot fit is recorded as
+// failed, not fatal); on the interpreter each passes, or is not_judged for what the interpreter lacks.
+TEST_F(TritonExecutorTest, EveryRealWorldKernelIsJudgedFairly) {
+  const std::string folder = testing::source_dir() + "/tests/fixtures/realworld/";
+  int checked = 0;
+  for (const auto& cells : fixture_table(folder + "README.md")) {
+    ASSERT_EQ(cells.size(), 5u) << cells[0];
+    const std::string& file = cells[0];
+    const std::string& expected = kCuda ? cells[4] : cells[3];
+    EvaluationRequest request;
+    request.task = task(cells[1]);
+    request.source_code = read_file(folder + file);
+    request.stage = kCuda ? EvaluationStage::final_score : EvaluationStage::test;
+    request.seeds_per_shape = 2;
+    request.timeout_s = 300;
+    auto result = executor_->evaluate(request);
+    ASSERT_TRUE(result) << file << ": " << result.status().to_string();
+    std::string said = result->message;
+    for (const auto& flag : result->flags) said += "\nflag: " + flag;
+    const std::string verdict = verdict_name(result->verdict);
+    if (expected == "passed") {
+      EXPECT_EQ(verdict, "passed") << file << ": " << said;
+      EXPECT_TRUE(result->flags.empty()) << file << " was flagged: " << said;
+    } else {
+      ASSERT_EQ(expected.rfind("not_judged: ", 0), 0u) << file << ": the README expects \"" << expected << "\"";
+      EXPECT_EQ(verdict, "not_judged") << file << ": " << said;
+      const std::string reason = expected.substr(std::string("not_judged: ").size());
+      EXPECT_NE(said.find(reason), std::string::npos) << file << " should say \"" << reason << "\": " << said;
+    }
+    if (kCuda && file == "autotune_matmul_impossible_config.py") {
+      const std::string benchmarks = record_value(*result, "autotune_benchmarks");
+      EXPECT_TRUE(!benchmarks.empty() && shows_a_failed_config(boost::json::parse(benchmarks)))
+          << file << ": the config that needs more shared memory than the GPU has should be recorded as failed: "
+          << benchmarks;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 14);
 }
 
 // The processes of tritongym-gpu-sampler this test process started (through its executor).
@@ -1291,6 +1359,145 @@ TEST_F(TritonExecutorTest, AnEpisodesFinalScoreFindsItsCasesMadeWhileTheWorkflow
   // shapes' input sets at the held-out sizes, which the workflow's few seconds here need not cover: fewer made.
   if (kCuda) EXPECT_LT(made_ahead, made_then);
   else EXPECT_EQ(made_ahead, 0);
+}
+
+// ------------------------------------------------------------------ the DSL rule on the kernels that ran
+
+// Plain Triton kernels for dsl/gluon-vector-scale-add. The Gluon DSL's static check refuses this spelling
+// (`from triton import jit`); the executor, told the DSL's frontend, refuses the kernel that ran.
+const char* kPlainScaleAdd = R"(import torch
+import triton
+import triton.language as tl
+from triton import jit
+
+
+@jit
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, alpha * tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+
+
+def vector_scale_add(x, y, alpha):
+    out = torch.empty_like(x)
+    scale_add_kernel[(triton.cdiv(x.numel(), 4096),)](x, y, out, alpha, x.numel(), BLOCK=4096, num_warps=8)
+    return out
+)";
+
+// The same kernel behind a spelling no source check knows, beside a Gluon kernel: `plain_after` calls of the entry
+// run Gluon, the later ones plain Triton (0: every call is plain Triton).
+std::string hidden_plain_scale_add(int plain_after) {
+  return std::string(R"(import torch
+import triton
+import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+
+@gluon.jit
+def gluon_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: gl.constexpr, num_warps: gl.constexpr):
+    layout: gl.constexpr = gl.BlockedLayout(size_per_thread=[4], threads_per_warp=[32], warps_per_cta=[num_warps],
+                                            order=[0])
+    offsets = gl.program_id(0).to(gl.int64) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    mask = offsets < n
+    gl.store(out_ptr + offsets, alpha * gl.load(x_ptr + offsets, mask=mask, other=0.0)
+             + gl.load(y_ptr + offsets, mask=mask, other=0.0), mask=mask)
+
+
+def scale_add_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, alpha * tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+
+
+plain = getattr(triton, "ji" + "t")(scale_add_kernel)
+calls = [0]
+PLAIN_AFTER = )") + std::to_string(plain_after) + R"(
+
+
+def vector_scale_add(x, y, alpha):
+    calls[0] += 1
+    out = torch.empty_like(x)
+    grid = (triton.cdiv(x.numel(), 4096),)
+    if calls[0] <= PLAIN_AFTER:
+        gluon_kernel[grid](x, y, out, alpha, x.numel(), BLOCK=4096, num_warps=8)
+    else:
+        plain[grid](x, y, out, alpha, x.numel(), BLOCK=4096, num_warps=8)
+    return out
+)";
+}
+
+// issue 34: a plain Triton kernel in a Gluon task fails with its reason however it was imported, through the core's
+// judging step too, and also when only the timed calls run it; the task's own oracle keeps the rule. Gluon runs on
+// a GPU only: the interpreter's side of the rule is tests/worker/test_kernel_frontends.py.
+TEST_F(TritonExecutorTest, APlainTritonKernelInAGluonTaskFailsHoweverItWasImported) {
+  if (!kCuda) GTEST_SKIP() << "Gluon has no interpreter (tests/worker/test_kernel_frontends.py checks the rule there)";
+  PluginContext dsl_context;
+  dsl_context.config_json = "{}";
+  dsl_context.plugin_dir = registry_->origin("tritongym.dsl.gluon")->manifest.directory;
+  auto gluon = registry_->create<Dsl>("tritongym.dsl.gluon", dsl_context);
+  ASSERT_TRUE(gluon) << gluon.status().to_string();
+  auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 1, "timing_seconds": 0.15, "baselines": []})"));
+  ASSERT_TRUE(made) << made.status().to_string();
+  Executor& executor = **made;
+  const std::string reason = "this task is in Gluon: the kernel `scale_add_kernel` ran as plain Triton (@triton.jit); "
+                             "write every kernel with @gluon.jit";
+  EvaluationRequest base;
+  base.task = task("dsl/gluon-vector-scale-add");
+  base.stage = EvaluationStage::test;
+  base.seeds_per_shape = 1;
+  base.timeout_s = 300;
+  const EvaluationRequest ruled = judging::under_dsl_rule(base, gluon->get());
+  ASSERT_EQ(ruled.required_kernel_frontend, "gluon");
+
+  // `from triton import jit`: the early warning sees it; the executor alone (no static check) refuses what ran.
+  EvaluationRequest request = ruled;
+  request.source_code = kPlainScaleAdd;
+  EXPECT_FALSE((*gluon)->check_source(request.source_code));
+  auto plain = executor.evaluate(request);
+  ASSERT_TRUE(plain) << plain.status().to_string();
+  EXPECT_VERDICT(*plain, Verdict::compile_error);
+  EXPECT_EQ(plain->message, reason);
+  EXPECT_NE(record_value(*plain, "kernel_frontends").find(R"({"name":"scale_add_kernel","frontend":"triton","launched":true})"),
+            std::string::npos) << record_value(*plain, "kernel_frontends");
+  // Without the rule the same kernel is a right answer: the rule is what fails it.
+  request.required_kernel_frontend = "";
+  auto unruled = executor.evaluate(request);
+  ASSERT_TRUE(unruled) << unruled.status().to_string();
+  EXPECT_VERDICT(*unruled, Verdict::passed);
+
+  // Through the core's judging step, as the tools, a final score and `eval` judge: a spelling the static check
+  // lets through is refused at run time.
+  request = base;
+  request.source_code = hidden_plain_scale_add(0);
+  EXPECT_TRUE((*gluon)->check_source(request.source_code));
+  auto hidden = judging::judge(executor, gluon->get(), request);
+  ASSERT_TRUE(hidden) << hidden.status().to_string();
+  EXPECT_VERDICT(*hidden, Verdict::compile_error);
+  EXPECT_EQ(hidden->message, reason);
+
+  // Gluon in the checks (one case per visible shape), plain Triton in the timed calls: refused after them.
+  request = ruled;
+  request.stage = EvaluationStage::benchmark;
+  request.source_code = hidden_plain_scale_add(static_cast<int>(base.task.visible_shapes.size()));
+  auto timed = executor.evaluate(request);
+  ASSERT_TRUE(timed) << timed.status().to_string();
+  EXPECT_VERDICT(*timed, Verdict::compile_error);
+  EXPECT_EQ(timed->message, reason);
+  EXPECT_NE(record_value(*timed, "candidate_phases").find("\"timing\""), std::string::npos)
+      << "refused once the timed calls had run: " << record_value(*timed, "candidate_phases");
+
+  // The task's oracle keeps the rule, checked and timed, with no flag.
+  request = ruled;
+  request.stage = EvaluationStage::benchmark;
+  request.source_code = read_file(base.task.oracle_path);
+  auto oracle = executor.evaluate(request);
+  ASSERT_TRUE(oracle) << oracle.status().to_string();
+  EXPECT_VERDICT(*oracle, Verdict::passed);
+  EXPECT_TRUE(oracle->flags.empty()) << oracle->flags.front();
+  EXPECT_EQ(record_value(*oracle, "kernel_frontends"), R"([{"name":"_scale_add_kernel","frontend":"gluon","launched":true}])");
 }
 
 }  // namespace

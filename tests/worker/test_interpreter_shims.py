@@ -43,6 +43,24 @@ def kernel(x, y, n, BLOCK: tl.constexpr):
     tl.store(y + offsets, libdevice.tanh(v * 0.0) + libdevice.exp(libdevice.log(v * 0.0 + 2.0)) * v, mask=mask)
 ''' + LAUNCH.format(launch="kernel[(1,)](x, y, x.numel(), BLOCK=64)")
 
+BF16_TILE = ("def bf16_tile(x):\n"
+             "    return (x[:16].reshape(4, 4).repeat(4, 4) / 10).to(torch.bfloat16).contiguous()\n")
+
+BF16_DOT = HEADER + BF16_TILE + '''
+@triton.jit
+def kernel(a, out, N: tl.constexpr):
+    rows = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    tile = tl.load(a + rows)
+    tl.store(out + rows, tl.dot(tile, tile))
+
+
+def scale(x):
+    out = torch.empty(16, 16, dtype=torch.float32)
+    kernel[(1,)](bf16_tile(x), out, N=16)
+    return out
+'''
+
+
 INLINE_ASM = HEADER + '''
 @triton.jit
 def kernel(x, y, n, BLOCK: tl.constexpr):
@@ -104,6 +122,15 @@ def test_what_a_shim_covers_runs_and_is_right(tmp_path, code):
     reply = judge(tmp_path, code)
     assert reply.get("verdict") is None, reply
     assert torch.equal(produced(reply), torch.arange(50.0) * 2)
+
+
+def test_a_bf16_dot_multiplies_the_values_not_their_bits(tmp_path):
+    reply = judge(tmp_path, BF16_DOT)
+    assert reply.get("verdict") is None, reply
+    scope = {"torch": torch}
+    exec(BF16_TILE, scope)
+    tile = scope["bf16_tile"](torch.arange(50.0)).float()
+    assert torch.allclose(produced(reply), tile @ tile, rtol=1e-5)
 
 
 def test_an_autotuned_kernel_takes_its_first_config_and_says_so(tmp_path):

@@ -7,6 +7,7 @@ candidate's. Shims, installed in the candidate's child before its code is import
   unbenchmarked: the interpreter's benchmarker needs a GPU driver, and CPU timings would choose nothing real;
 - a Python float argument is an fp32 scalar tensor, as on the GPU (the interpreter passed the bare float, so
   `eps.to(tl.float32)` failed); Python ints already were;
+- `tl.dot` of bf16 tiles multiplies the values, not their raw bits;
 - `libdevice` functions with a `tl` equivalent run as that equivalent; the others raise NotImplementedError
   naming the function (the interpreter would return None and fail later with a message that names nothing).
 
@@ -39,6 +40,7 @@ class Shims:
             return self._installed
         self._first_config_autotune()
         _float_arguments_as_tensors()
+        _bfloat16_dot()
         _libdevice_on_tl()
         self._installed = True
         return True
@@ -76,6 +78,26 @@ def _float_arguments_as_tensors() -> None:
         return original(arg)
 
     interpreter._implicit_cvt = implicit_cvt
+
+
+def _bfloat16_dot() -> None:
+    """tl.dot of bf16 tiles: the interpreter holds bf16 as raw 16-bit integers and multiplied the bits; each
+    operand is widened to the fp32 it stands for (exact: bf16 is fp32's upper half), as tensor cores compute."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    original = interpreter.InterpreterBuilder.create_dot
+
+    def widen(handle: Any) -> Any:
+        if handle.dtype.scalar != tl.bfloat16:
+            return handle
+        return interpreter.TensorHandle((handle.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(builder: Any, a: Any, b: Any, d: Any, *rest: Any) -> Any:
+        return original(builder, widen(a), widen(b), d, *rest)
+
+    interpreter.InterpreterBuilder.create_dot = create_dot
 
 
 def _tanh(x: Any) -> Any:
