@@ -1,4 +1,4 @@
-// `tritongym tasks list|show|check`: the tasks the directory suite finds under tasks/ (or --root).
+// `tritongym tasks list|show|check|audit`: the tasks the directory suite finds under tasks/ (or --root).
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -11,6 +11,8 @@
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
 #include "cli/plugin_loading.hpp"
+#include "cli/task_executor.hpp"
+#include "cli/tasks_audit.hpp"
 #include "environment/executor_choice.hpp"
 #include "tasks/task_check.hpp"
 #include "tasks/task_json.hpp"
@@ -71,24 +73,10 @@ int show(const TaskSpec& task, bool json) {
 
 int check(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
           const std::string& executor_id, const std::string& executor_config, bool json) {
-  boost::system::error_code error;
-  boost::json::value given = boost::json::parse(executor_config, error);
-  if (error || !given.is_object()) {
-    print_error(Status(StatusCode::invalid_config,
-                       "--executor-config must be a JSON object, not '" + executor_config + "'"));
-    return kExitConfigError;
-  }
   // The check judges each oracle and times it (its flags are part of passing), but times no baselines where
   // the executor lets it choose (unless --executor-config says otherwise): torch.compile of a reference that
   // loops took up to 295 s a task on the H200.
-  auto choice = environment::choose_executor(registry, executor_id, [&](const std::string& id) {
-    const auto* origin = registry.origin(id);
-    bool chooses = origin && std::any_of(origin->manifest.config.begin(), origin->manifest.config.end(),
-                                         [](const plugins::ConfigFieldDoc& field) { return field.name == "baselines"; });
-    boost::json::object config = given.as_object();
-    if (chooses && !config.contains("baselines")) config["baselines"] = boost::json::array();
-    return plugin_context(context, registry, id, boost::json::serialize(config), "--executor-config");
-  });
+  auto choice = make_task_executor(context, registry, executor_id, executor_config, {});
   if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   bool interpreter = choice->id == environment::kInterpreterExecutor;
@@ -148,25 +136,26 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
 
 int command_tasks(const CliContext& context, const Arguments& arguments) {
   po::options_description options("tasks options");
-  options.add_options()("action", po::value<std::string>(), "list | show | check")(
+  options.add_options()("action", po::value<std::string>(), "list | show | check | audit")(
       "ids", po::value<std::vector<std::string>>(), "task ids (show: one; check: any, default all)")(
       "json", "print JSON")("full", "list --json: every field, as tasks show gives it")("split", po::value<std::string>(), "only this split: standard, ood, dsl, community")(
       "root", po::value<std::string>(), "suites folder (default: <project>/tasks)")(
       "executor", po::value<std::string>()->default_value("auto"), "check: executor id, or auto")(
       "executor-config", po::value<std::string>()->default_value("{}"),
-      "check: the executor's config as JSON (baselines default to none)");
+      "check, audit: the executor's config as JSON (baselines default to none for check, eager and "
+      "torch.compile for audit)")("out", po::value<std::string>(), "audit: also write audit.json and audit.md here");
   po::positional_options_description positional;
   positional.add("action", 1).add("ids", -1);
   int exit_code = kExitOk;
   std::string usage =
-      "tritongym tasks list|check [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--executor-config JSON] "
-      "[--json [--full]] | tasks show ID";
+      "tritongym tasks list|check|audit [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--executor-config JSON] "
+      "[--out DIR] [--json [--full]] | tasks show ID";
   auto values = parse_arguments(usage, options, positional, arguments, exit_code);
   if (!values) return exit_code;
   std::string action = values->count("action") ? (*values)["action"].as<std::string>() : "";
-  if (action != "list" && action != "show" && action != "check") {
+  if (action != "list" && action != "show" && action != "check" && action != "audit") {
     std::cerr << "error: " << (action.empty() ? "missing action" : "unknown action '" + action + "'")
-              << did_you_mean(action, {"list", "show", "check"}) << "\nusage: " << usage << "\n";
+              << did_you_mean(action, {"list", "show", "check", "audit"}) << "\nusage: " << usage << "\n";
     return kExitUsage;
   }
 
@@ -211,6 +200,10 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
     }
     return show(chosen.front(), json);
   }
+  if (action == "audit")
+    return audit_tasks(context, registry, chosen, (*values)["executor"].as<std::string>(),
+                       (*values)["executor-config"].as<std::string>(),
+                       values->count("out") ? (*values)["out"].as<std::string>() : "", json);
   return check(context, registry, chosen, (*values)["executor"].as<std::string>(),
                (*values)["executor-config"].as<std::string>(), json);
 }

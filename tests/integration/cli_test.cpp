@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 
 #include "plugins/manifest.hpp"
 #include "process/child_process.hpp"
@@ -513,6 +515,43 @@ TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
   EXPECT_NE(problems["degenerate/ignores-input"].find("same for different random inputs"), std::string::npos);
   EXPECT_NE(problems["degenerate/ignores-input"].find("does not vary along axis [1]"), std::string::npos);
   EXPECT_NE(bad.stderr_text.find("degenerate/tiny-output FAILED: degenerate: "), std::string::npos) << bad.stderr_text;
+}
+
+// tasks audit on the interpreter: the rules that read task.yaml and the tolerance check run, exemptions are applied
+// and listed, a violation exits 1, and --out writes the table as JSON and Markdown.
+TEST(Cli, TasksAuditChecksTheBarAndAppliesExemptions) {
+  TemporaryDirectory out;
+  auto audit = run_cli({"tasks", "audit", "--root", source_dir() + "/tests/fixtures/audit-suites", "--executor",
+                        "tritongym.executor.triton-interpreter", "--out", out.path().string()});
+  EXPECT_EQ(audit.exit_code, 1) << audit.stdout_text << audit.stderr_text;
+  EXPECT_NE(audit.stderr_text.find("tasks audit: 2 of 2 audit/on-the-bar ok in "), std::string::npos) << audit.stderr_text;
+  EXPECT_NE(audit.stdout_text.find("audit: 2 tasks (0 timed, 0 shapes), 4 violations in 1 tasks, 1 exempt"),
+            std::string::npos) << audit.stdout_text;
+  std::ifstream written(out.path() / "audit.json");
+  ASSERT_TRUE(written.good());
+  std::stringstream text;
+  text << written.rdbuf();
+  std::map<std::string, boost::json::object> tasks;
+  const boost::json::value document = boost::json::parse(text.str());
+  for (const auto& task : document.at("tasks").as_array())
+    tasks[std::string(task.at("task").as_string())] = task.as_object();
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks["audit/on-the-bar"].at("violations").as_int64(), 0);
+  std::map<std::string, bool> rules;  // rule -> exempt
+  for (const auto& finding : tasks["audit/off-the-bar"].at("findings").as_array())
+    rules[std::string(finding.at("rule").as_string())] = finding.at("exempt").as_bool();
+  EXPECT_EQ(rules, (std::map<std::string, bool>{{"odd-held-out", false}, {"larger-held-out", false}, {"formulas", false},
+                                                {"audit-exempt", false}, {"tolerance-fails-1pct", true}}));
+  EXPECT_TRUE(std::filesystem::exists(out.path() / "audit.md"));
+  // The real tasks' tolerance check: a 1% error passes matmul-fp16's fp16 tolerance (1e-2), not vector-add's.
+  auto real = run_cli({"tasks", "audit", "standard/vector-add", "standard/matmul-fp16", "--json", "--executor",
+                       "tritongym.executor.triton-interpreter"});
+  std::map<std::string, std::string> found;
+  const boost::json::value reported = parse_stdout(real);
+  for (const auto& task : reported.at("tasks").as_array())
+    found[std::string(task.at("task").as_string())] = boost::json::serialize(task.at("findings"));
+  EXPECT_EQ(found["standard/vector-add"].find("tolerance-fails-1pct"), std::string::npos) << found["standard/vector-add"];
+  EXPECT_NE(found["standard/matmul-fp16"].find("tolerance-fails-1pct"), std::string::npos) << found["standard/matmul-fp16"];
 }
 
 TEST(Cli, TasksCheckTakesTheExecutorsConfigAndSaysWhereItIsWrong) {

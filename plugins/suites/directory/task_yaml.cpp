@@ -73,6 +73,20 @@ class Reader {
     return {};
   }
 
+  // `audit_exempt:` {RULE or RULE@SHAPE: one-line reason} -> task.audit_exemptions (docs/task-format.md, "The bar";
+  // `tasks audit` checks the rule names and lists every exemption it uses).
+  Status audit_exempt(const YAML::Node& map, std::map<std::string, std::string>& out) const {
+    if (!map.IsMap())
+      return error(map, "audit_exempt must map a rule (or RULE@SHAPE) to a one-line reason, e.g. "
+                        "{oracle-vs-baselines@held-out-1: cuBLAS-class GEMM at an odd K}");
+    for (const auto& pair : map) {
+      if (!pair.second.IsScalar() || pair.second.as<std::string>().empty())
+        return error(pair.second, "audit_exempt." + pair.first.as<std::string>() + " needs a one-line reason");
+      out[pair.first.as<std::string>()] = pair.second.as<std::string>();
+    }
+    return {};
+  }
+
   // `inputs:` -> JSON text for the worker: [{name, shape, dtype, distribution, low, high, mean, std, value}]
   Status inputs(const YAML::Node& list, std::string& out) const {
     if (!list.IsSequence()) return error(list, "inputs must be a list, one entry per parameter of the entry function");
@@ -164,7 +178,7 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (!root.IsMap()) return reader.error(root, "task.yaml must be a mapping");
   static const std::vector<std::string> keys = {
       "id", "split", "category", "dsl", "entry", "description", "dtypes", "shapes", "tolerance",
-      "flops", "bytes", "allowed_library_kernels", "tags", "inputs", "ood_search"};
+      "flops", "bytes", "allowed_library_kernels", "tags", "inputs", "ood_search", "audit_exempt"};
   if (Status s = reader.check_keys(root, keys, "task.yaml"); !s.is_ok()) return s;
 
   TaskSpec task;
@@ -230,6 +244,8 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (Status s = check_bytes_scale_with_dtype(reader, root, task); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "allowed_library_kernels", task.allowed_library_kernels); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "tags", task.tags); !s.is_ok()) return s;
+  if (YAML::Node exempt = root["audit_exempt"])
+    if (Status s = reader.audit_exempt(exempt, task.audit_exemptions); !s.is_ok()) return s;
   if (YAML::Node searched = root["ood_search"])
     if (Status s = reader.ood_search(searched); !s.is_ok()) return s;
 

@@ -123,6 +123,9 @@ struct TaskSpec {
   std::string bytes_formula;                  // expression over dims; "" when not given
   std::vector<std::string> allowed_library_kernels;
   std::vector<std::string> tags;
+  // Rules of `tasks audit` the task cannot meet (task.yaml `audit_exempt`): "rule" or "rule@shape" -> the
+  // one-line reason, listed by the audit wherever it applies one.
+  std::map<std::string, std::string> audit_exemptions;
   std::string source_file;                    // the task.yaml it came from (for messages)
 };
 

@@ -1,0 +1,22 @@
+// The executor `tasks check` and `tasks audit` judge oracles with: the one --executor names (or auto), with
+// --executor-config, and the baselines the command times by default where the executor lets it choose.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "environment/executor_choice.hpp"
+#include "plugins/registry.hpp"
+
+namespace tritongym::cli {
+
+// `default_baselines`: set as the config's `baselines` when --executor-config names none and the executor has
+// that key. Errors: a config that is not a JSON object (invalid_config), or why no executor was made.
+Result<environment::ExecutorChoice> make_task_executor(const CliContext& context, plugins::Registry& registry,
+                                                       const std::string& executor_id,
+                                                       const std::string& executor_config,
+                                                       const std::vector<std::string>& default_baselines);
+
+}  // namespace tritongym::cli

@@ -1,0 +1,19 @@
+// `tritongym tasks audit`: every chosen task against the bar (core/tasks/task_audit.hpp), one line per task on
+// stderr as it ends, the table last (Markdown, or JSON with --json); --out DIR also writes audit.json and audit.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "plugins/registry.hpp"
+#include "tritongym/sdk/types.hpp"
+
+namespace tritongym::cli {
+
+// Exit code: 0 when no task has a violation (exempt findings are listed, not violations), 1 otherwise.
+int audit_tasks(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
+                const std::string& executor_id, const std::string& executor_config, const std::string& out_dir,
+                bool json);
+
+}  // namespace tritongym::cli

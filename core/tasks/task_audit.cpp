@@ -1,0 +1,339 @@
+#include "tasks/task_audit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tasks/task_check.hpp"
+
+namespace tritongym::tasks {
+namespace {
+
+std::string us(std::optional<double> value) { return value ? fmt::format("{:.1f} us", *value) : "-"; }
+
+// The product of a shape's dims: how large it is where the executor counted no bytes (task.yaml alone).
+double dims_product(const ShapeSpec& shape) {
+  double product = 1.0;
+  for (const auto& [name, size] : shape.dims) product *= static_cast<double>(std::max<int64_t>(size, 1));
+  return product;
+}
+
+bool is_held_out(const std::string& shape_name) { return shape_name.rfind("held-out", 0) == 0; }
+
+// "held-out-1/float16" -> "held-out-1": an exemption may name a shape with or without its dtype.
+std::string without_dtype(const std::string& shape_name) { return shape_name.substr(0, shape_name.find('/')); }
+
+AuditFinding finding(const std::string& rule, const std::string& shape, const std::string& detail) {
+  return AuditFinding{rule, shape, detail, ""};
+}
+
+// Which shapes are larger: by the executor's byte counts (or FLOPs where no bytes) when every timed shape has
+// them, else by the product of task.yaml's dims.
+std::optional<AuditFinding> larger_held_out(const TaskSpec& task, const std::vector<AuditedShape>& shapes) {
+  double visible = 0.0, held_out = 0.0;
+  std::string measure;
+  bool counted = !shapes.empty() && std::all_of(shapes.begin(), shapes.end(), [](const AuditedShape& shape) {
+    return shape.byte_count.value_or(0.0) > 0.0 || shape.flop_count.value_or(0.0) > 0.0;
+  });
+  if (counted) {
+    measure = "bytes (or FLOPs) the task's formulas count";
+    for (const auto& shape : shapes) {
+      double size = std::max(shape.byte_count.value_or(0.0), shape.flop_count.value_or(0.0));
+      (is_held_out(shape.shape) ? held_out : visible) = std::max(is_held_out(shape.shape) ? held_out : visible, size);
+    }
+  } else {
+    measure = "the product of its dimensions";
+    for (const auto& shape : task.visible_shapes) visible = std::max(visible, dims_product(shape));
+    for (const auto& shape : task.held_out_shapes) held_out = std::max(held_out, dims_product(shape));
+  }
+  if (held_out > visible) return std::nullopt;
+  return finding(kRuleLargerHeldOut, "",
+                 fmt::format("no held-out shape is larger than every visible one by {} ({:.4g} against {:.4g})",
+                             measure, held_out, visible));
+}
+
+void apply_exemptions(const TaskSpec& task, TaskAudit& audit) {
+  std::set<std::string> used;
+  for (auto& found : audit.findings) {
+    for (const std::string& key : {found.rule + "@" + found.shape, found.rule + "@" + without_dtype(found.shape),
+                                   found.rule}) {
+      auto exemption = task.audit_exemptions.find(key);
+      if (exemption == task.audit_exemptions.end() || (key != found.rule && found.shape.empty())) continue;
+      found.exemption = exemption->second;
+      used.insert(key);
+      break;
+    }
+  }
+  for (const auto& [key, reason] : task.audit_exemptions)
+    if (!used.count(key)) audit.unused_exemptions.push_back(key);
+}
+
+std::string source_of(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string rules_text() {
+  std::string text;
+  for (const auto& rule : audit_rules()) text += (text.empty() ? "" : ", ") + rule;
+  return text;
+}
+
+}  // namespace
+
+const std::vector<std::string>& audit_rules() {
+  static const std::vector<std::string> rules = {
+      kRuleOraclePasses, kRuleOracleVsBaselines, kRuleFloorBelowOracle, kRuleOracleNearFloor, kRuleShapeAt20us,
+      kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct};
+  return rules;
+}
+
+std::optional<double> AuditedShape::over_best_baseline() const {
+  std::optional<double> best;
+  for (const auto& baseline : {eager_us, compile_us})
+    if (baseline && *baseline > 0.0 && (!best || *baseline < *best)) best = baseline;
+  if (!best || !oracle_us || *oracle_us <= 0.0) return std::nullopt;
+  return *best / *oracle_us;
+}
+
+std::optional<double> AuditedShape::floor_fraction() const {
+  if (!floor_us || !oracle_us || *oracle_us <= 0.0) return std::nullopt;
+  return *floor_us / *oracle_us;
+}
+
+size_t TaskAudit::violations() const {
+  return static_cast<size_t>(std::count_if(findings.begin(), findings.end(), [](const auto& f) { return !f.exempt(); }));
+}
+
+std::vector<AuditFinding> audit_task_yaml(const TaskSpec& task) {
+  std::vector<AuditFinding> findings;
+  bool odd = std::any_of(task.held_out_shapes.begin(), task.held_out_shapes.end(), [](const ShapeSpec& shape) {
+    return std::any_of(shape.dims.begin(), shape.dims.end(),
+                       [](const auto& dim) { return dim.second % kOddAlignment != 0; });
+  });
+  if (!odd)
+    findings.push_back(finding(kRuleOddHeldOut, "",
+                               fmt::format("every held-out size is a multiple of {}: none tests the edges",
+                                           kOddAlignment)));
+  if (task.bytes_formula.empty())
+    findings.push_back(finding(kRuleFormulas, "", "task.yaml has no `bytes:` formula: no shape has a floor"));
+  const auto& rules = audit_rules();
+  for (const auto& [key, reason] : task.audit_exemptions) {
+    const std::string rule = key.substr(0, key.find('@'));
+    if (std::find(rules.begin(), rules.end(), rule) == rules.end())
+      findings.push_back(finding("audit-exempt", "", "exemption '" + key + "' names no rule (the rules: " +
+                                                         rules_text() + ")"));
+    else if (reason.find_first_not_of(" \t") == std::string::npos)
+      findings.push_back(finding("audit-exempt", "", "exemption '" + key + "' gives no reason"));
+  }
+  return findings;
+}
+
+std::vector<AuditedShape> audited_shapes(const EvaluationResult& oracle_result) {
+  std::vector<AuditedShape> shapes;
+  for (const auto& outcome : oracle_result.shapes) {
+    if (!outcome.timing) continue;
+    const ShapeTiming& timing = *outcome.timing;
+    AuditedShape shape;
+    shape.shape = outcome.shape;
+    shape.passed = outcome.passed;
+    if (timing.median_us > 0.0) shape.oracle_us = timing.median_us;
+    shape.eager_us = timing.eager_us;
+    shape.compile_us = timing.compile_us;
+    shape.floor_us = timing.speed_of_light_us;
+    shape.byte_count = timing.byte_count;
+    shape.flop_count = timing.flop_count;
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
+std::vector<AuditFinding> audit_timings(const TaskSpec& task, const std::vector<AuditedShape>& shapes) {
+  std::vector<AuditFinding> findings;
+  for (const auto& shape : shapes) {
+    if (!shape.oracle_us) continue;
+    if (auto ratio = shape.over_best_baseline(); ratio && *ratio * kBaselineSlack < 1.0)
+      findings.push_back(finding(kRuleOracleVsBaselines, shape.shape,
+                                 fmt::format("the oracle's {} is {:.2f}x the better of eager ({}) and torch.compile "
+                                             "({}); the bar is within 3%",
+                                             us(shape.oracle_us), *ratio, us(shape.eager_us), us(shape.compile_us))));
+    if (auto fraction = shape.floor_fraction()) {
+      if (*fraction > 1.0)
+        findings.push_back(finding(kRuleFloorBelowOracle, shape.shape,
+                                   fmt::format("the oracle's {} reads {:.0f}% of the floor {}: the floor is wrong",
+                                               us(shape.oracle_us), 100.0 * *fraction, us(shape.floor_us))));
+      else if (*fraction < kNearFloorFraction)
+        findings.push_back(finding(kRuleOracleNearFloor, shape.shape,
+                                   fmt::format("the oracle's {} reads {:.0f}% of the floor {} (under {:.0f}%)",
+                                               us(shape.oracle_us), 100.0 * *fraction, us(shape.floor_us),
+                                               100.0 * kNearFloorFraction)));
+    } else {
+      findings.push_back(finding(kRuleFormulas, shape.shape, "no speed-of-light floor for this shape"));
+    }
+    if (*shape.oracle_us < kShortestOracleUs)
+      findings.push_back(finding(kRuleShapeAt20us, shape.shape,
+                                 fmt::format("the oracle runs {} here, under {:.0f} us, where launch overhead weighs",
+                                             us(shape.oracle_us), kShortestOracleUs)));
+  }
+  if (auto larger = larger_held_out(task, shapes)) findings.push_back(*larger);
+  return findings;
+}
+
+std::string scaled_oracle_source(const TaskSpec& task, const std::string& oracle_source) {
+  const std::string& entry = task.entry_function;
+  return oracle_source + fmt::format(R"(
+
+# tritongym tasks audit: the oracle's outputs off by a 1% systematic error (+1 for integer outputs).
+_tritongym_audit_oracle = {0}
+
+
+def _tritongym_audit_off(value):
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return value
+    if value.dtype == torch.bool:
+        return ~value
+    if value.is_floating_point() or value.is_complex():
+        return (value.float() * 1.01).to(value.dtype)
+    return value + 1
+
+
+def {0}(*args, **kwargs):
+    out = _tritongym_audit_oracle(*args, **kwargs)
+    if isinstance(out, (tuple, list)):
+        return type(out)(_tritongym_audit_off(value) for value in out)
+    return _tritongym_audit_off(out)
+)",
+                                     entry);
+}
+
+TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
+  TaskAudit audit;
+  audit.task_id = task.id;
+  const auto started = std::chrono::steady_clock::now();
+  audit.findings = audit_task_yaml(task);
+  if (task.oracle_path.empty() || task.reference_path.empty()) {
+    audit.findings.push_back(finding(kRuleOraclePasses, "", "oracle.py or reference.py is missing"));
+  } else {
+    auto result = executor.evaluate(oracle_request(task));
+    if (!result) {
+      audit.findings.push_back(finding(kRuleOraclePasses, "", "the executor could not judge the oracle: " +
+                                                                  result.status().message()));
+    } else {
+      if (result->verdict != Verdict::passed)
+        audit.findings.push_back(finding(kRuleOraclePasses, "",
+                                         std::string("the oracle does not pass: ") + verdict_name(result->verdict) +
+                                             ": " + result->message.substr(0, result->message.find('\n'))));
+      audit.shapes = audited_shapes(*result);
+      audit.timed = !audit.shapes.empty();
+      auto timed = audit_timings(task, audit.shapes);  // with no timings: the larger rule by dims alone
+      audit.findings.insert(audit.findings.end(), timed.begin(), timed.end());
+    }
+    EvaluationRequest scaled = oracle_request(task);
+    scaled.source_code = scaled_oracle_source(task, source_of(task.oracle_path));
+    scaled.stage = EvaluationStage::test;
+    scaled.shapes = ShapeSet::visible;
+    auto off = executor.evaluate(scaled);
+    if (!off)
+      audit.findings.push_back(finding(kRuleToleranceFails1Pct, "", "the executor could not judge the scaled oracle: " +
+                                                                        off.status().message()));
+    else if (off->verdict == Verdict::passed)
+      audit.findings.push_back(finding(kRuleToleranceFails1Pct, "",
+                                       "the oracle's outputs times 1.01 (integers + 1) pass the checks: the tolerance "
+                                       "cannot tell a 1% systematic error from a right answer"));
+    else if (off->verdict != Verdict::wrong_answer)
+      audit.findings.push_back(finding(kRuleToleranceFails1Pct, "",
+                                       std::string("the scaled oracle did not run to a comparison: ") +
+                                           verdict_name(off->verdict) + ": " +
+                                           off->message.substr(0, off->message.find('\n'))));
+  }
+  apply_exemptions(task, audit);
+  audit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return audit;
+}
+
+boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id) {
+  auto optional = [](std::optional<double> value) { return value ? boost::json::value(*value) : boost::json::value(); };
+  boost::json::array tasks;
+  for (const auto& audit : audits) {
+    boost::json::array shapes, findings, unused;
+    for (const auto& shape : audit.shapes)
+      shapes.push_back({{"shape", shape.shape}, {"passed", shape.passed}, {"oracle_us", optional(shape.oracle_us)},
+                        {"eager_us", optional(shape.eager_us)}, {"compile_us", optional(shape.compile_us)},
+                        {"floor_us", optional(shape.floor_us)}, {"bytes", optional(shape.byte_count)},
+                        {"flops", optional(shape.flop_count)},
+                        {"over_best_baseline", optional(shape.over_best_baseline())},
+                        {"floor_fraction", optional(shape.floor_fraction())}});
+    for (const auto& found : audit.findings)
+      findings.push_back({{"rule", found.rule}, {"shape", found.shape}, {"detail", found.detail},
+                          {"exempt", found.exempt()}, {"reason", found.exemption}});
+    for (const auto& key : audit.unused_exemptions) unused.push_back(boost::json::string(key));
+    tasks.push_back({{"task", audit.task_id}, {"timed", audit.timed}, {"violations", audit.violations()},
+                     {"shapes", shapes}, {"findings", findings}, {"unused_exemptions", unused},
+                     {"seconds", audit.seconds}});
+  }
+  return boost::json::object{{"executor", executor_id}, {"summary", audit_summary(audits)}, {"tasks", tasks}};
+}
+
+std::string audit_summary(const std::vector<TaskAudit>& audits) {
+  size_t timed = 0, shapes = 0, violations = 0, failing = 0, exempt = 0;
+  for (const auto& audit : audits) {
+    timed += audit.timed ? 1 : 0;
+    shapes += audit.shapes.size();
+    violations += audit.violations();
+    failing += audit.violations() ? 1 : 0;
+    exempt += audit.findings.size() - audit.violations();
+  }
+  return fmt::format("audit: {} tasks ({} timed, {} shapes), {} violations in {} tasks, {} exempt", audits.size(),
+                     timed, shapes, violations, failing, exempt);
+}
+
+std::string audit_markdown(const std::vector<TaskAudit>& audits, const std::string& executor_id) {
+  auto percent = [](std::optional<double> fraction) {
+    return fraction ? fmt::format("{:.0f}%", 100.0 * *fraction) : std::string("-");
+  };
+  auto ratio = [](std::optional<double> value) { return value ? fmt::format("{:.2f}x", *value) : std::string("-"); };
+  std::string out = "Executor: `" + executor_id + "`. " + audit_summary(audits) + ".\n\n";
+  out += "| task | shape | oracle | eager | torch.compile | oracle vs best | oracle % of floor | findings |\n";
+  out += "|---|---|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& audit : audits) {
+    auto rules_of = [&](const std::string& shape) {
+      std::string text;
+      for (const auto& found : audit.findings)
+        if (found.shape == shape) text += (text.empty() ? "" : ", ") + found.rule + (found.exempt() ? " (exempt)" : "");
+      return text;
+    };
+    for (const auto& shape : audit.shapes)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", audit.task_id, shape.shape,
+                         us(shape.oracle_us), us(shape.eager_us), us(shape.compile_us),
+                         ratio(shape.over_best_baseline()), percent(shape.floor_fraction()), rules_of(shape.shape));
+    const std::string whole = rules_of("");
+    if (audit.shapes.empty() || !whole.empty())
+      out += fmt::format("| {} | (task) | | | | | | {} |\n", audit.task_id, whole.empty() ? "ok" : whole);
+  }
+  std::string violations, exemptions;
+  for (const auto& audit : audits)
+    for (const auto& found : audit.findings) {
+      std::string line = fmt::format("- `{}`{} {}: {}", audit.task_id, found.shape.empty() ? "" : " " + found.shape,
+                                     found.rule, found.detail);
+      (found.exempt() ? exemptions : violations) += line + (found.exempt() ? " — exempt: " + found.exemption : "") + "\n";
+    }
+  std::string unused;
+  for (const auto& audit : audits)
+    for (const auto& key : audit.unused_exemptions) unused += fmt::format("- `{}` {}\n", audit.task_id, key);
+  if (!violations.empty()) out += "\n**Violations**\n\n" + violations;
+  if (!exemptions.empty()) out += "\n**Exemptions**\n\n" + exemptions;
+  if (!unused.empty()) out += "\n**Exemptions that matched nothing here**\n\n" + unused;
+  return out;
+}
+
+}  // namespace tritongym::tasks
