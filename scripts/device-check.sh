@@ -19,6 +19,10 @@
 #                          EveryShippedOraclePasses, takes more than one call
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
+#   DEVICE_MULTI_GPU=1     bench/multi_gpu.py (one executor on the first two GPUs against the first alone, timing on
+#                          the second while the first is busy, serve if it has landed; with fewer than two GPUs it
+#                          says so and runs nothing; DEVICE_MULTI_GPU_ARGS="--pairs 2 ...", DEVICE_MULTI_GPU_SECONDS
+#                          (500), TRITONGYM_COMMIT=<commit> for its report: the machine's copy has no repository)
 #   DEVICE_CONTEXT=1       bench/context_interference.py (another process's CUDA contexts against a timed kernel)
 #   DEVICE_CALL_ORDER=1    bench/call_order.py (interleaved functions: one input set a round against the next per
 #                          call; DEVICE_CALL_ORDER_ARGS="--task standard/softmax --shapes all ...")
@@ -238,7 +242,7 @@ run() {
       --out "$out/oracle-speedups.md" > "$out/oracle-speedups.log" 2>&1 || true
     tail -3 "$out/oracle-speedups.log"
   fi
-  if [[ ${DEVICE_FIDELITY:-0} == 1 || ${DEVICE_THROUGHPUT:-0} != 0 || ${DEVICE_CALL_ORDER:-0} == 1 ]]; then
+  if [[ ${DEVICE_FIDELITY:-0} == 1 || ${DEVICE_THROUGHPUT:-0} != 0 || ${DEVICE_CALL_ORDER:-0} == 1 || ${DEVICE_MULTI_GPU:-0} == 1 ]]; then
     "$tg" tasks list --json --full > /tmp/tasks.json
   fi
   if [[ ${DEVICE_FIDELITY:-0} == 1 ]]; then
@@ -276,6 +280,19 @@ run() {
       --tasks-json /tmp/tasks.json --only "$DEVICE_THROUGHPUT" --save "$out/throughput-$DEVICE_THROUGHPUT.json" \
       > "$out/eval-throughput-$DEVICE_THROUGHPUT.log" 2>&1 || true
     tail -3 "$out/eval-throughput-$DEVICE_THROUGHPUT.log"
+  fi
+  if [[ ${DEVICE_MULTI_GPU:-0} == 1 ]]; then
+    echo "== one executor across two GPUs (bench/multi_gpu.py)"
+    # SIGINT at the limit: the bench stops its background pool and child; its JSON keeps every pass it finished,
+    # and the table is laid out from it when the bench could not write it.
+    # shellcheck disable=SC2086  # DEVICE_MULTI_GPU_ARGS: words for the bench
+    PYTHONPATH="$PWD/$BUNDLE/plugins/python" timeout -s INT -k 30 "${DEVICE_MULTI_GPU_SECONDS:-500}" "$TRITONGYM_PYTHON" \
+      bench/multi_gpu.py --tritongym "$tg" --tasks-json /tmp/tasks.json ${DEVICE_MULTI_GPU_ARGS:-} \
+      --out "$out/multi-gpu.json" --table "$out/multi-gpu.md" > "$out/multi-gpu.log" 2>&1 || true
+    if [[ ! -f $out/multi-gpu.md && -f $out/multi-gpu.json ]]; then
+      "$TRITONGYM_PYTHON" bench/multi_gpu.py --report "$out/multi-gpu.json" --table "$out/multi-gpu.md" >> "$out/multi-gpu.log" 2>&1 || true
+    fi
+    tail -40 "$out/multi-gpu.log"
   fi
   if [[ -n ${DEVICE_ORACLE_RUN:-} ]]; then
     echo "== the oracle backend over every task (examples/oracle-all-tasks.yaml, shard $DEVICE_ORACLE_RUN)"
