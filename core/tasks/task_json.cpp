@@ -37,6 +37,7 @@ boost::json::object task_json(const TaskSpec& task, bool full) {
     out["tolerance"] = tolerance;
     out["flops"] = task.flops_formula;
     out["bytes"] = task.bytes_formula;
+    out["compute_unit"] = task.compute_unit.empty() ? "tensor" : task.compute_unit;
     out["allowed_library_kernels"] = boost::json::array(task.allowed_library_kernels.begin(), task.allowed_library_kernels.end());
     out["reference"] = task.reference_path;
     out["oracle"] = task.oracle_path;

@@ -123,6 +123,39 @@ shapes:
   EXPECT_NE(empty.status().message().find("'found' must not be empty"), std::string::npos) << empty.status().message();
 }
 
+// task.yaml's compute_unit and audit_exempt reach the task; a unit that is not one, or an exemption without its
+// reason, is refused where it is written.
+TEST_F(ShippedPlugins, DirectorySuiteReadsTheComputeUnitAndTheAuditExemptions) {
+  testing::TemporaryDirectory root;
+  std::string head = R"(split: standard
+category: matmul
+entry: {function: scale, parameters: [x]}
+description: Return 2 * x.
+inputs:
+  - {name: x, shape: [N]}
+shapes:
+  visible: [{N: 1024}]
+)";
+  auto load = [&](const std::string& tail) {
+    root.write("suite/scale/task.yaml", head + tail);
+    auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
+    EXPECT_TRUE(suite);
+    return (*suite)->load_tasks();
+  };
+  auto good = load("compute_unit: simt\naudit_exempt:\n  shape-at-20us@visible-0: a one-line reason\n");
+  ASSERT_TRUE(good) << good.status().to_string();
+  EXPECT_EQ(good->front().compute_unit, "simt");
+  EXPECT_EQ(good->front().audit_exemptions.at("shape-at-20us@visible-0"), "a one-line reason");
+  auto unit = load("compute_unit: simd\n");
+  ASSERT_FALSE(unit);
+  EXPECT_NE(unit.status().message().find("did you mean 'simt'"), std::string::npos) << unit.status().message();
+  EXPECT_NE(unit.status().location().find("scale/task.yaml:9:"), std::string::npos) << unit.status().location();
+  auto reasonless = load("audit_exempt:\n  formulas: \"\"\n");
+  ASSERT_FALSE(reasonless);
+  EXPECT_NE(reasonless.status().message().find("needs a one-line reason"), std::string::npos)
+      << reasonless.status().message();
+}
+
 // docs/task-format.md, "Out of distribution": every shipped OOD task says what was searched.
 TEST_F(ShippedPlugins, EveryShippedOodTaskNamesTheSetsSearched) {
   auto suite = create<Suite>("tritongym.suite.directory", R"({"suites":["ood"]})");

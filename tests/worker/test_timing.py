@@ -135,6 +135,27 @@ def test_fp32_work_is_held_to_the_tensor_core_rate_and_only_fp8_to_the_fp8_rate(
     assert baselines.speed_of_light_us(work, "float8_e4m3fn", CEILINGS) == pytest.approx(1e12 / 1500e12 * 1e6)
 
 
+def test_a_tasks_compute_unit_picks_the_rate_its_flops_are_held_to():
+    ceilings = {**CEILINGS, "matrix_flops_per_s": {**CEILINGS["matrix_flops_per_s"], "tf32": 400e12},
+                "simt_fp32_flops_per_s": 60e12, "simt_int32_ops_per_s": 30e12}
+    work = {"flops": 1e12}
+    assert baselines.speed_of_light_us(work, "float32", ceilings, "tensor") == pytest.approx(1e12 / 800e12 * 1e6)
+    assert baselines.speed_of_light_us(work, "float32", ceilings, "tf32") == pytest.approx(1e12 / 400e12 * 1e6)
+    assert baselines.speed_of_light_us(work, "float32", ceilings, "simt") == pytest.approx(1e12 / 60e12 * 1e6)
+    assert baselines.speed_of_light_us(work, "int32", ceilings, "int") == pytest.approx(1e12 / 30e12 * 1e6)
+    assert baselines.speed_of_light_us(work, "float32", ceilings, "memory") is None  # no bytes, no compute floor
+    # Ceilings measured before the units existed: the fastest rate, which can only lower the floor.
+    assert baselines.speed_of_light_us(work, "float32", CEILINGS, "simt") == pytest.approx(1e12 / 1500e12 * 1e6)
+    assert set(baselines.COMPUTE_UNITS) == {"tensor", "tf32", "simt", "int", "memory"}
+
+
+def test_bytes_are_held_to_the_best_memory_pattern_measured():
+    work = {"bytes": 8e9}
+    ceilings = {**CEILINGS, "memory_bytes_per_s": 4.4e12}
+    assert baselines.speed_of_light_us(work, "float32", ceilings) == pytest.approx(8e9 / 4.4e12 * 1e6)
+    assert baselines.speed_of_light_us(work, "float32", CEILINGS) == pytest.approx(8e9 / 4.0e12 * 1e6)  # copy only
+
+
 def test_dtype_bytes_is_known_to_the_formulas():
     assert baselines.work_of("", "2 * N * dtype_bytes", {"N": 10}, "bfloat16") == {"bytes": 40.0}
     assert baselines.speed_of_light_us({}, "float32", CEILINGS) is None

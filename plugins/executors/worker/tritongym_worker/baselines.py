@@ -79,36 +79,99 @@ class Cache:
         os.replace(path + ".tmp", path)
 
 
+# The units a task's `compute_unit` may name (docs/task-format.md, "Speed-of-light floors"): which measured rate
+# its FLOP formula is divided by. tensor: the fastest tensor-core rate its dtype may use; tf32: fp32 matrix work
+# on TF32 tensor cores; simt: fp32 FMAs on the CUDA cores (2 FLOPs each); int: int32 multiply-adds on the CUDA
+# cores (2 ops each); memory: no compute floor, bytes only.
+COMPUTE_UNITS = ("tensor", "tf32", "simt", "int", "memory")
+CEILINGS_METHOD = "v2: memory patterns, tensor rates per dtype and tf32, simt fp32 and int32 multiply-adds"
+
+
 def measure_ceilings() -> dict[str, Any]:
-    """The copy bandwidth and matrix rates this GPU reaches (CUPTI medians)."""
+    """What this GPU reaches, per unit (CUPTI medians): DRAM bandwidth as the best of four access patterns, the
+    tensor-core rate per dtype, and the CUDA cores' fp32 and int32 multiply-add rates."""
     device = torch.device("cuda", torch.cuda.current_device())
-    source = torch.empty(COPY_BYTES, dtype=torch.uint8, device=device).random_()
-    target = torch.empty_like(source)
-    session = timing.time_functions({"copy": lambda s, t: t.copy_(s)}, [[source, target]], l2_bytes=l2_bytes(),
-                                    cold_l2=False, target_seconds=0.3, min_calls=10, max_calls=50)
-    copy_us = session.calls["copy"].summary()["median_us"]
-    del source, target
+    patterns = memory_patterns(device)
     rates: dict[str, float] = {}
     n = MATMUL_SIZE
-    for name in ("float16", "bfloat16", "float32"):
-        a = torch.randn(n, n, device=device, dtype=DTYPES[name])
-        b = torch.randn(n, n, device=device, dtype=DTYPES[name])
-        session = timing.time_functions({"mm": torch.mm}, [[a, b]], l2_bytes=l2_bytes(), cold_l2=False,
-                                        target_seconds=0.3, min_calls=5, max_calls=30)
-        rates[name] = 2.0 * n ** 3 / (session.calls["mm"].summary()["median_us"] * 1e-6)
+    for name in ("float16", "bfloat16", "float32", "tf32"):
+        a = torch.randn(n, n, device=device, dtype=DTYPES["float32" if name == "tf32" else name])
+        b = torch.randn(n, n, device=device, dtype=a.dtype)
+        allowed = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+        try:
+            rates[name] = 2.0 * n ** 3 / (_median_us({"mm": torch.mm}, [a, b]) * 1e-6)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = allowed
     if hasattr(torch, "float8_e4m3fn") and torch.cuda.get_device_capability(device) >= (8, 9):
         a = torch.randn(n, n, device=device).to(torch.float8_e4m3fn)
         b = torch.randn(n, n, device=device).to(torch.float8_e4m3fn).t()
         one = torch.ones((), device=device)
         scaled = lambda x, y: torch._scaled_mm(x, y, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
-        session = timing.time_functions({"mm": scaled}, [[a, b]], l2_bytes=l2_bytes(), cold_l2=False,
-                                        target_seconds=0.3, min_calls=5, max_calls=30)
-        rates["float8_e4m3fn"] = 2.0 * n ** 3 / (session.calls["mm"].summary()["median_us"] * 1e-6)
+        rates["float8_e4m3fn"] = 2.0 * n ** 3 / (_median_us({"mm": scaled}, [a, b]) * 1e-6)
         rates["float8_e5m2"] = rates["float8_e4m3fn"]
-    # Integer and 64-bit work is bounded by the fastest rate measured: a floor may only be too low.
-    return {"copy_bytes_per_s": 2.0 * COPY_BYTES / (copy_us * 1e-6), "matrix_flops_per_s": rates,
+    simt = simt_rates(device)
+    return {"copy_bytes_per_s": patterns["copy"], "memory_bytes_per_s": max(patterns.values()),
+            "memory_patterns_bytes_per_s": patterns, "matrix_flops_per_s": rates, **simt,
             "device": torch.cuda.get_device_name(device), "l2_bytes": l2_bytes(),
-            "method": f"CUPTI medians: {COPY_BYTES >> 20} MiB device copy; {n}^3 torch.mm per dtype"}
+            "method": f"{CEILINGS_METHOD}; CUPTI medians over {COPY_BYTES >> 20} MiB buffers and {n}^3 torch.mm"}
+
+
+def _median_us(function: dict[str, Callable[..., Any]], inputs: list[Any]) -> float:
+    session = timing.time_functions(function, [inputs], l2_bytes=l2_bytes(), cold_l2=False, target_seconds=0.3,
+                                    min_calls=5, max_calls=50)
+    return session.calls[next(iter(function))].summary()["median_us"]
+
+
+def memory_patterns(device: torch.device) -> dict[str, float]:
+    """DRAM bytes per second of four patterns over buffers far above the L2: a copy (one read, one write), a sum of
+    two (two reads, one write), a reduction (reads only) and a fill (writes only). Kernels that read more than
+    they write beat a copy: a floor from the copy alone was read above 100% by honest oracles (vector-add 109%,
+    H200, 2026-12-04), so the floor divides by the best of the four."""
+    source = torch.empty(COPY_BYTES, dtype=torch.uint8, device=device).random_()
+    target = torch.empty_like(source)
+    floats = source.view(torch.float32)
+    half = COPY_BYTES // 8  # float32 elements in half a buffer
+    first, second, out = floats[:half], floats[half:2 * half], target.view(torch.float32)[:half]
+    measured = {
+        "copy": 2.0 * COPY_BYTES / (_median_us({"copy": lambda s, t: t.copy_(s)}, [source, target]) * 1e-6),
+        "add": 3.0 * 4 * half / (_median_us({"add": lambda a, b, c: torch.add(a, b, out=c)}, [first, second, out]) * 1e-6),
+        "read": float(COPY_BYTES) / (_median_us({"read": lambda x: x.sum()}, [floats]) * 1e-6),
+        "write": float(COPY_BYTES) / (_median_us({"write": lambda t: t.fill_(7)}, [target]) * 1e-6),
+    }
+    del source, target
+    return measured
+
+
+def simt_rates(device: torch.device) -> dict[str, float]:
+    """The CUDA cores' fp32 and int32 multiply-add rates, from a Triton kernel of independent multiply-add chains
+    in registers (2 FLOPs or ops each)."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def chains(out, multiplier, addend, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        a = (offsets % 7 + 1).to(out.dtype.element_ty)
+        b, c, d = a + 1, a + 2, a + 3
+        for _ in range(ITERATIONS):
+            a = a * multiplier + addend
+            b = b * multiplier + addend
+            c = c * multiplier + addend
+            d = d * multiplier + addend
+        tl.store(out + offsets, a + b + c + d)
+
+    properties = torch.cuda.get_device_properties(device)
+    block, iterations = 1024, 2048
+    programs = properties.multi_processor_count * 16
+    found = {}
+    for key, dtype, multiplier, addend in (("simt_fp32_flops_per_s", torch.float32, 0.999, 0.001),
+                                           ("simt_int32_ops_per_s", torch.int32, 3, 1)):
+        out = torch.empty(programs * block, dtype=dtype, device=device)
+        launch = lambda o: chains[(programs,)](o, multiplier, addend, ITERATIONS=iterations, BLOCK=block)  # noqa: E731
+        launch(out)  # compiled before it is timed
+        found[key] = 2.0 * 4 * iterations * programs * block / (_median_us({"chains": launch}, [out]) * 1e-6)
+    return found
 
 
 def distinct_lower_bound(draws: float, values: float, miss_probability: float = 1e-9) -> float:
@@ -139,19 +202,32 @@ def work_of(flops_formula: str, bytes_formula: str, dims: dict[str, int], dtype:
     return out
 
 
-def speed_of_light_us(work: dict[str, float], dtype: str, ceilings: dict[str, Any]) -> float | None:
-    """max(FLOPs / matrix rate of the dtype, bytes / copy bandwidth), in µs; None without formulas."""
+def speed_of_light_us(work: dict[str, float], dtype: str, ceilings: dict[str, Any], unit: str = "tensor") -> float | None:
+    """max(FLOPs / the rate of the task's compute unit, bytes / DRAM bandwidth), in µs; None without formulas.
+    Every rate is the fastest that applies, so the floor is never too high (docs/task-format.md)."""
     floors = []
     if work.get("bytes"):
-        floors.append(work["bytes"] / ceilings["copy_bytes_per_s"])
-    if work.get("flops"):
-        rates = ceilings["matrix_flops_per_s"]
-        # The fastest tensor-core rate that applies, so the floor is never too high: fp32 work may run
-        # as TF32 and 16-bit work as fp16/bf16; only fp8 inputs reach the fp8 rate.
-        usable = [value for name, value in rates.items() if dtype.startswith("float8") or not name.startswith("float8")]
-        floors.append(work["flops"] / max(usable or rates.values()))
+        floors.append(work["bytes"] / ceilings.get("memory_bytes_per_s", ceilings["copy_bytes_per_s"]))
+    if work.get("flops") and unit != "memory":
+        floors.append(work["flops"] / compute_rate(ceilings, dtype, unit))
     floors = [f for f in floors if math.isfinite(f) and f > 0]
     return max(floors) * 1e6 if floors else None
+
+
+def compute_rate(ceilings: dict[str, Any], dtype: str, unit: str) -> float:
+    """FLOPs (or ops) per second of `unit` for work in `dtype`. tensor: the fastest tensor-core rate the dtype may
+    use (fp32 work may run as TF32 and 16-bit work as fp16/bf16; only fp8 inputs reach the fp8 rate). A rate this
+    machine's ceilings lack falls back to the fastest one measured, which can only lower the floor."""
+    rates = ceilings["matrix_flops_per_s"]
+    fastest = max(rates.values())
+    if unit == "simt":
+        return float(ceilings.get("simt_fp32_flops_per_s", fastest))
+    if unit == "int":
+        return float(ceilings.get("simt_int32_ops_per_s", fastest))
+    if unit == "tf32":
+        return float(rates.get("tf32", fastest))
+    usable = [value for name, value in rates.items() if dtype.startswith("float8") or not name.startswith("float8")]
+    return max(usable or rates.values())
 
 
 def _load_module(path: str, name: str) -> Any:

@@ -116,11 +116,11 @@ class ReferenceRole:
         return {"ok": True, "cases": prepared}
 
     def ceilings(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The machine's copy bandwidth and matrix rates, measured once per machine (cached)."""
+        """What the machine reaches per unit (baselines.measure_ceilings), measured once per machine and method."""
         from . import baselines
 
         cache = baselines.Cache(os.path.join(request["cache_dir"], "ceilings"))
-        key = baselines.machine_key()
+        key = baselines.machine_key() + "-" + hashlib.sha256(baselines.CEILINGS_METHOD.encode()).hexdigest()[:8]
         found = cache.get(key)
         if found is None:
             with torch.cuda.device(int(request.get("gpu", 0))):
@@ -182,7 +182,7 @@ class ReferenceRole:
                     self.retire = True
                 cache.put(key, found)
             work = baselines.work_of(task.get("flops", ""), task.get("bytes", ""), shape["dims"], shape["dtype"])
-            floor = baselines.speed_of_light_us(work, shape["dtype"], ceilings)
+            floor = baselines.speed_of_light_us(work, shape["dtype"], ceilings, task.get("compute_unit") or "tensor")
             shapes.append({"key": shape["key"], **found, **work, "speed_of_light_us": floor})
         reply: dict[str, Any] = {"ok": True, "shapes": shapes}
         if self.retire:

@@ -121,6 +121,10 @@ struct TaskSpec {
   std::map<std::string, Tolerance> tolerance;  // per dtype
   std::string flops_formula;                  // expression over dims; "" when not given
   std::string bytes_formula;                  // expression over dims; "" when not given
+  // The unit whose measured rate the FLOP formula is held to for the speed-of-light floor: "tensor" (the
+  // fastest tensor-core rate the dtype may use; also when ""), "tf32", "simt" (fp32 FMAs on CUDA cores),
+  // "int" (int32 multiply-adds) or "memory" (bytes only). docs/task-format.md.
+  std::string compute_unit;
   std::vector<std::string> allowed_library_kernels;
   std::vector<std::string> tags;
   // Rules of `tasks audit` the task cannot meet (task.yaml `audit_exempt`): "rule" or "rule@shape" -> the
