@@ -5,8 +5,8 @@ background while a bench runs and averaged over a window of it: whether a pass k
         started = time.time(); ...; ended = time.time()
         gpu.window(started, ended)   # {"samples": 252, "mean_pct": 52.0}, or None without samples
 
-On the H200 (2026-11-30, 23:35 UTC) the throughput bench's steady state averaged 52%: the warm pool left the GPU
-idle about half the time (docs/timing.md)."""
+On the H200 the throughput bench's steady state averaged 52% (2026-11-30, 23:35 UTC) and 28-29% (2026-12-03):
+the warm pool leaves the GPU idle much of the time (docs/timing.md, "Where it stands")."""
 from __future__ import annotations
 
 import datetime

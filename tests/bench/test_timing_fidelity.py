@@ -7,7 +7,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
-# vector-add's figures as the H200 read them on 2026-11-30 (docs/timing.md), and what do_bench's calls took by
+# vector-add's figures as the H200 read them on 2026-11-30 (bench/results/timing-fidelity-2026-11-30.md), and what do_bench's calls took by
 # CUPTI as the test supposes them.
 VECTOR_ADD = {"kernel": "standard/vector-add", "shape": {"N": 16777216}, "cupti_us": 43.74, "spread_pct": 0.44,
               "ncu_us": 45.06, "do_bench_us": 52.51, "do_bench_cupti_us": 47.9, "do_bench_cold_us": 47.10,
