@@ -79,7 +79,6 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
   auto choice = make_task_executor(context, registry, executor_id, executor_config, {});
   if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
-  bool interpreter = choice->id == environment::kInterpreterExecutor;
   boost::json::array results;
   std::vector<std::vector<std::string>> rows;
   size_t failed = 0, skipped = 0, done = 0;
@@ -89,8 +88,7 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
     std::cerr << "tasks check: " << ++done << " of " << tasks.size() << " " << task.id << " " << status
               << (seconds.empty() ? "" : " in " + seconds + " s") << std::endl;
   };
-  // Gluon has no interpreter: its tasks are checked on a GPU executor only.
-  auto checked = [&](const TaskSpec& task) { return !(interpreter && task.dsl == "gluon"); };
+  auto checked = [&](const TaskSpec& task) { return executor_runs(*choice, task); };
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& task = tasks[i];
     if (!checked(task)) {

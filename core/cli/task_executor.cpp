@@ -27,4 +27,8 @@ Result<environment::ExecutorChoice> make_task_executor(const CliContext& context
   });
 }
 
+bool executor_runs(const environment::ExecutorChoice& executor, const TaskSpec& task) {
+  return !(executor.id == environment::kInterpreterExecutor && task.dsl == "gluon");
+}
+
 }  // namespace tritongym::cli

@@ -23,18 +23,17 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
   auto choice = make_task_executor(context, registry, executor_id, executor_config, {"eager", "compile"});
   if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
-  const bool interpreter = choice->id == environment::kInterpreterExecutor;
   std::vector<tasks::TaskAudit> audits;
   size_t done = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& task = tasks[i];
-    if (interpreter && task.dsl == "gluon") {  // Gluon has no interpreter: audited on a GPU executor only
+    if (!executor_runs(*choice, task)) {
       std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id
                 << " skipped (Gluon has no interpreter)" << std::endl;
       continue;
     }
     for (size_t next = i + 1; next < tasks.size(); ++next)
-      if (!(interpreter && tasks[next].dsl == "gluon") && !tasks[next].reference_path.empty()) {
+      if (executor_runs(*choice, tasks[next]) && !tasks[next].reference_path.empty()) {
         choice->executor->expect(tasks::oracle_request(tasks[next]));
         break;
       }
