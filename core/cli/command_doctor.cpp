@@ -1,6 +1,7 @@
 // `tritongym doctor`: what this machine has, and what is missing for what.
 #include <boost/json.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/arguments.hpp"
@@ -18,6 +19,19 @@ namespace {
 
 std::string or_missing(const std::string& value, const std::string& missing = "not found") {
   return value.empty() ? missing : value;
+}
+
+// What confines a candidate's child here: files, signals, network, IPC, and what is missing.
+std::string sandbox_text(const environment::MachineReport& report) {
+  const auto& sandbox = report.sandbox;
+  if (!sandbox.probed)
+    return "Landlock ABI " + std::to_string(report.landlock_abi) + "; the rest unknown (" + sandbox.error + ")";
+  std::string network;
+  for (const auto& mechanism : sandbox.network) network += (network.empty() ? "" : " + ") + mechanism;
+  std::string text = "files: " + sandbox.files + "; signals: " + sandbox.signals +
+                     "; network: " + (network.empty() ? "open" : network) + "; IPC: " + sandbox.ipc;
+  for (const auto& missing : sandbox.missing) text += "; MISSING " + missing;
+  return text;
 }
 
 void print_text(const environment::MachineReport& report) {
@@ -42,11 +56,7 @@ void print_text(const environment::MachineReport& report) {
                                       ? "not found"
                                       : report.cuda_toolkit_version + " at " + report.cuda_toolkit_root});
   rows.push_back({"CUPTI", or_missing(report.cupti_library)});
-  const int abi = report.landlock_abi;
-  rows.push_back({"sandbox", abi >= 6   ? "Landlock ABI " + std::to_string(abi) + ": a candidate's files and signals confined"
-                             : abi >= 1 ? "Landlock ABI " + std::to_string(abi) +
-                                              ": a candidate's files confined; its signals not (needs ABI 6)"
-                                        : "no Landlock: a candidate is confined only by dropped capabilities"});
+  rows.push_back({"sandbox", sandbox_text(report)});
   const auto& py = report.python;
   rows.push_back({"Python", py.executable.empty() ? "not found"
                                                   : py.version + " at " + py.executable + " (" + py.source + ")"});
@@ -70,7 +80,14 @@ int command_doctor(const CliContext& context, const Arguments& arguments) {
   int exit_code = kExitOk;
   auto values = parse_arguments("tritongym doctor [--json]", options, {}, arguments, exit_code);
   if (!values) return exit_code;
-  environment::MachineReport report = environment::probe_machine(context.project_root);
+  // The worker package sits in <plugins>/python beside the built-in plugins (built and installed there).
+  std::string worker;
+  for (const auto& folder : plugins::plugin_search_paths(context.plugin_paths))
+    if (std::filesystem::exists(std::filesystem::path(folder) / "python" / "tritongym_worker" / "sandbox.py")) {
+      worker = (std::filesystem::path(folder) / "python").string();
+      break;
+    }
+  environment::MachineReport report = environment::probe_machine(context.project_root, worker);
   if (values->count("json")) print_json(std::cout, environment::machine_report_json(report));
   else print_text(report);
   return kExitOk;

@@ -180,6 +180,48 @@ void probe_python(PythonInfo& python) {
   python.error = problems;
 }
 
+// `package`: the folder that holds tritongym_worker.
+void probe_sandbox(MachineReport& report, const std::string& package) {
+  SandboxInfo& sandbox = report.sandbox;
+  if (report.python.executable.empty() || package.empty()) {
+    sandbox.error = report.python.executable.empty() ? "no Python" : "the worker package (tritongym_worker) was not found";
+    return;
+  }
+  process::ProcessOptions options;
+  options.argv = {report.python.executable, "-m", "tritongym_worker.sandbox"};
+  options.environment = std::map<std::string, std::string>{{"PYTHONPATH", package}, {"PATH", "/usr/local/bin:/usr/bin:/bin"}};
+  options.timeout_s = 60;
+  auto ran = process::run_process(options);
+  if (!ran || !ran->succeeded()) {
+    sandbox.error = !ran ? ran.status().message() : "the probe " + ran->describe_end() + ": " + ran->stderr_text.substr(0, 500);
+    return;
+  }
+  boost::system::error_code error;
+  auto value = boost::json::parse(ran->stdout_text, error);
+  if (error || !value.is_object()) {
+    sandbox.error = "unreadable probe output: " + ran->stdout_text.substr(0, 200);
+    return;
+  }
+  const auto& object = value.as_object();
+  auto text = [&](const char* key) {
+    const auto* found = object.if_contains(key);
+    return found && found->is_string() ? std::string(found->as_string()) : std::string();
+  };
+  auto texts = [&](const char* key) {
+    std::vector<std::string> items;
+    if (const auto* found = object.if_contains(key); found && found->is_array())
+      for (const auto& item : found->as_array())
+        if (item.is_string()) items.emplace_back(item.as_string());
+    return items;
+  };
+  sandbox.probed = true;
+  sandbox.files = text("files");
+  sandbox.signals = text("signals");
+  sandbox.ipc = text("ipc");
+  sandbox.network = texts("network");
+  sandbox.missing = texts("missing");
+}
+
 void derive_capabilities(MachineReport& report) {
   const PythonInfo& py = report.python;
   bool python_stack = !py.executable.empty() && !py.torch_version.empty() && !py.triton_version.empty();
@@ -203,6 +245,12 @@ void derive_capabilities(MachineReport& report) {
        gpu && python_stack && !py.torch_cuda ? "torch in " + py.executable + " cannot use CUDA" : ""});
   add("performance: benchmark, profile, Perf@k (CUPTI timing)",
       {gpu_missing, report.cupti_library.empty() ? "libcupti not found (CUDA toolkit extras/CUPTI)" : ""});
+  // An executor's default `sandbox: required` judges no candidate where this is missing (best_effort does, marked).
+  if (report.sandbox.probed || !report.sandbox.error.empty()) {
+    std::vector<std::string> unconfined = report.sandbox.missing;
+    if (!report.sandbox.probed) unconfined.push_back("the sandbox could not be probed: " + report.sandbox.error);
+    add("candidates confined (executor sandbox: required)", unconfined);
+  }
 }
 
 int probe_landlock_abi() {
@@ -242,7 +290,7 @@ PythonInfo locate_python(const std::string& project_root) {
   return python;
 }
 
-MachineReport probe_machine(const std::string& project_root) {
+MachineReport probe_machine(const std::string& project_root, const std::optional<std::string>& worker_python_path) {
   MachineReport report;
   utsname names{};
   if (::uname(&names) == 0) {
@@ -255,6 +303,7 @@ MachineReport probe_machine(const std::string& project_root) {
   report.landlock_abi = probe_landlock_abi();
   report.python = locate_python(project_root);
   probe_python(report.python);
+  if (worker_python_path) probe_sandbox(report, *worker_python_path);
   derive_capabilities(report);
   return report;
 }

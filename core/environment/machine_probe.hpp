@@ -26,6 +26,19 @@ struct PythonInfo {
   std::string error;           // why the probe failed, if it did
 };
 
+// What a candidate's child gets on this machine (the worker's own probe, `python -m tritongym_worker.sandbox`, run
+// as a child would be: a forked process enters the namespaces and installs the seccomp filter). An executor with
+// `sandbox: required` refuses to judge where `missing` is not empty.
+struct SandboxInfo {
+  bool probed = false;               // false: `error` says why the probe did not run
+  std::string files;                 // "landlock v7", or "not confined (...)"
+  std::string signals;               // "landlock v7", or why not
+  std::vector<std::string> network;  // the network blocks in force: "namespace", "seccomp", "landlock v7 (TCP)"
+  std::string ipc;                   // "namespace" or "shared"
+  std::vector<std::string> missing;  // what a confined child has and this machine's lacks
+  std::string error;
+};
+
 struct MachineReport {
   std::string host;
   std::string os;
@@ -41,6 +54,7 @@ struct MachineReport {
   // signals to processes outside it from 6.
   int landlock_abi = 0;
   PythonInfo python;
+  SandboxInfo sandbox;
 
   struct Capability {
     std::string name;    // "CUDA executor (triton-cuda)"
@@ -51,7 +65,10 @@ struct MachineReport {
 };
 
 // Probes the machine. `project_root` locates the project's venv. Takes a few seconds (imports torch).
-MachineReport probe_machine(const std::string& project_root);
+// `worker_python_path`: the folder holding the tritongym_worker package, whose probe fills `sandbox` (and the
+// capability "candidates confined"); unset, the sandbox is not probed ("" says the package was not found).
+MachineReport probe_machine(const std::string& project_root,
+                            const std::optional<std::string>& worker_python_path = std::nullopt);
 
 // Only the GPUs the driver sees (dlopen of libcuda; no Python). `error` says why there are none.
 std::vector<GpuInfo> probe_gpus(std::string* error);

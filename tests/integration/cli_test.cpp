@@ -169,11 +169,18 @@ TEST(Cli, DoctorOnThisMachineSaysWhatIsMissingWithoutCrashing) {
     ASSERT_TRUE(worker_abi);
     EXPECT_EQ(std::to_string(json.at("landlock_abi").as_int64()) + "\n", worker_abi->stdout_text)
         << worker_abi->stderr_text;
+    // What a candidate's child gets, by the worker's own probe: the seccomp filter at least, on any Linux we run on.
+    const auto& sandbox = json.at("sandbox").as_object();
+    EXPECT_TRUE(sandbox.at("probed").as_bool()) << boost::json::serialize(sandbox);
+    EXPECT_NE(boost::json::serialize(sandbox.at("network")).find("\"seccomp\""), std::string::npos)
+        << boost::json::serialize(sandbox);
   }
   auto text = run_cli({"doctor"}, "", 180);
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.stdout_text.find("capability"), std::string::npos);
   EXPECT_NE(text.stdout_text.find("\nsandbox "), std::string::npos) << text.stdout_text;
+  EXPECT_NE(text.stdout_text.find("candidates confined (executor sandbox: required)"), std::string::npos)
+      << text.stdout_text;
   if (!has_gpu) {
     EXPECT_NE(text.stdout_text.find("GPU           none"), std::string::npos) << text.stdout_text;
   }

@@ -65,3 +65,26 @@ def test_half_precision_is_compared_in_double(chunk):
     verdict = reference._compare_tensors(got, want, 0.0, 1e-2)
     assert verdict["mismatch"] == "" and verdict["max_abs"] == 8.0
     assert reference._compare_tensors(got, want, 0.0, 1e-3)["mismatch"].startswith("[15] = 1032")
+
+
+def test_an_output_file_that_is_a_link_is_not_read(tmp_path):
+    # The files data plane: the candidate's output file sits in its own folder, where its code could replace it with
+    # a link to the expected outputs (whose name it can guess from its inputs') and be compared with them.
+    from tritongym_worker.reference import ReferenceRole
+
+    expected = torch.arange(6.0)
+    reference, inputs = tmp_path / "expected.pt", tmp_path / "inputs.pt"
+    torch.save({"outputs": [expected]}, reference)
+    torch.save({"inputs": [expected.clone()]}, inputs)
+    folder = tmp_path / "candidate"
+    folder.mkdir()
+    case = {"key": "s/seed-0", "reference": str(reference), "inputs": str(inputs), "output": str(folder / "out-0.pt"),
+            "dtype": "float32"}
+    role = ReferenceRole("cpu")
+    torch.save({"outputs": [expected.clone()], "inputs_unchanged": True}, folder / "out-0.pt")
+    assert role.compare({"cases": [case]})["cases"][0]["passed"] is True  # a plain file is read
+    (folder / "out-0.pt").unlink()
+    (folder / "out-0.pt").symlink_to(reference)
+    linked = role.compare({"cases": [case]})["cases"][0]
+    assert linked["passed"] is False
+    assert "could not be read" in linked["problem"]

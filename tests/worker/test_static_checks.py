@@ -116,6 +116,11 @@ POSITIVE = {
         "import os\nPIDS = [p for p in os.listdir('/proc') if p.isdigit()]\n" + GOOD_ENTRY,
         "def vector_add(x, y, pid=1):\n    open(f'/proc/{pid}/cmdline').read()\n    return x\n",
     ],
+    "network": [
+        "import socket\n" + GOOD_ENTRY,
+        "from urllib.request import urlopen\n" + GOOD_ENTRY,
+        "import http.client as client\n" + GOOD_ENTRY,
+    ],
 }
 
 NEGATIVE = {
@@ -152,6 +157,7 @@ NEGATIVE = {
         "import os\nRSS = open('/proc/self/statm').read()\n" + GOOD_ENTRY,
         "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_DFL)\n" + GOOD_ENTRY,
     ],
+    "network": ["from urllib.parse import quote\n" + GOOD_ENTRY],
 }
 
 

@@ -65,6 +65,11 @@ struct TritonExecutorConfig {
   double report_check_margin = 0.05;
   double report_check_item_overhead_us = 2.4;  // busy time the device counts per kernel or copy beyond CUPTI's
   std::string report_check_sampler;
+  // What a candidate's child must have given up before its code runs (docs/anti-cheat.md, "The sandbox"):
+  // "required" (its files confined by Landlock and its network blocked by the seccomp filter, or the evaluation is a
+  // harness_error that says what the machine lacks) or "best_effort" (it runs all the same, and its record and
+  // warnings say what was missing).
+  std::string sandbox = "required";
 
   static constexpr auto fields() {
     return std::make_tuple(
@@ -94,7 +99,8 @@ struct TritonExecutorConfig {
         field("report_check_max_window_s", &TritonExecutorConfig::report_check_max_window_s),
         field("report_check_margin", &TritonExecutorConfig::report_check_margin),
         field("report_check_item_overhead_us", &TritonExecutorConfig::report_check_item_overhead_us),
-        field("report_check_sampler", &TritonExecutorConfig::report_check_sampler));
+        field("report_check_sampler", &TritonExecutorConfig::report_check_sampler),
+        field("sandbox", &TritonExecutorConfig::sandbox));
   }
 };
 

@@ -20,6 +20,11 @@ inline Result<std::unique_ptr<Executor>> create_executor(Target target, const Pl
   if (config->data_plane != "gpu" && config->data_plane != "files")
     return Status(StatusCode::invalid_config, "data_plane must be gpu or files, not '" + config->data_plane + "'",
                   "/data_plane");
+  if (config->sandbox != "required" && config->sandbox != "best_effort")
+    return Status(StatusCode::invalid_config,
+                  "sandbox must be required or best_effort, not '" + config->sandbox + "'" +
+                      did_you_mean(config->sandbox, {"required", "best_effort"}),
+                  "/sandbox");
   for (size_t i = 0; i < config->baselines.size(); ++i) {
     const std::string& name = config->baselines[i];
     if (std::find(std::begin(kBaselineNames), std::end(kBaselineNames), name) == std::end(kBaselineNames))

@@ -50,6 +50,18 @@ Verdict reported_failure(const std::string& name, bool interpreter) {
   return *verdict;
 }
 
+// What a child judged with `sandbox: best_effort` lacked, as a warning of its result ("" when it was confined).
+std::string unconfined_warning(const boost::json::object& reply) {
+  const auto* record = reply.if_contains("sandbox");
+  const auto* confined = record && record->is_object() ? record->as_object().if_contains("confined") : nullptr;
+  if (!confined || !confined->is_bool() || confined->as_bool()) return "";
+  std::string missing;
+  if (const auto* items = record->as_object().if_contains("missing"); items && items->is_array())
+    for (const auto& item : items->as_array())
+      if (item.is_string()) missing += (missing.empty() ? "" : "; ") + std::string(item.as_string());
+  return "[unconfined] the candidate ran without the sandbox's full confinement (sandbox: best_effort): " + missing;
+}
+
 }  // namespace
 
 TritonExecutor::TritonExecutor(Target target, TritonExecutorConfig config, std::string python,
@@ -818,7 +830,7 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
     boost::json::object run{{"op", "run"},           {"stage", stage_name(request.stage)},
                             {"code", request.source_code}, {"entry", request.task.entry_function},
                             {"cases", run_cases},    {"timeout_s", request.timeout_s},
-                            {"keep_folder", config_.keep_folders}};
+                            {"keep_folder", config_.keep_folders}, {"sandbox", config_.sandbox}};
     if (!request.required_kernel_frontend.empty())  // the DSL rule, checked on the kernels that ran (kernel_frontends.py)
       run["kernel_frontend"] = request.required_kernel_frontend;
     if (timed) {
@@ -1049,6 +1061,7 @@ Result<EvaluationResult> TritonExecutor::evaluate_once(const EvaluationRequest& 
     for (const char* key : {"kernels", "kernel_frontends", "sandbox", "cases", "compiles_off_gpu", "autotune_compiled",
                             "autotune_choices", "autotune_benchmarks"})
       if (const auto* value = reply->if_contains(key)) record[key] = *value;
+    if (std::string unconfined = unconfined_warning(*reply); !unconfined.empty()) result.warnings.push_back(unconfined);
     // Where the candidate phase's time went inside the child (import, loading inputs, running, saving outputs,
     // and the timing stage's parts).
     if (const auto* value = reply->if_contains("phases")) record["candidate_phases"] = *value;

@@ -11,14 +11,14 @@ import os
 import select
 import shutil
 import signal
-import stat
 import sys
 import tempfile
 import time
 import traceback
 from typing import Any
 
-from . import diagnostics, handover, integrity, interpreter_shims, kernel_frontends, safe_json, sandbox, triton_cache
+from . import (diagnostics, handover, integrity, interpreter_shims, kernel_frontends, plain_files, safe_json, sandbox,
+               triton_cache)
 from .autotune_bench import AutotuneBench
 from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
@@ -355,12 +355,16 @@ class _Ahead:
 
 
 def _spare_main(role: CandidateRole, request_fd: int, report_fd: int, ready_fd: int, go_fd: int) -> None:
+    namespaces = None
     try:
         os.setpgid(0, 0)
         sandbox.die_with_parent()  # a spare in its own group outlives a killed fork server otherwise
         # Nothing of the fork server's may reach candidate code: above all not the host's channel (fds 3 and
         # 4), on which a candidate could otherwise send the host a reply of its own making.
         _close_inherited(keep={request_fd, report_fd, ready_fd, go_fd})
+        # Network and IPC namespaces of its own while it has one thread: a namespace is a thread's, and CUDA's
+        # threads, started next, would otherwise stay in the host's (sandbox.enter_namespaces).
+        namespaces = sandbox.enter_namespaces()
         ahead: _Ahead | None = _Ahead(role.device)
     except BaseException:  # readied nothing: the request still runs, and readies what it needs itself
         ahead = None
@@ -384,7 +388,7 @@ def _spare_main(role: CandidateRole, request_fd: int, report_fd: int, ready_fd: 
             for fd in (ready_fd, go_fd):
                 os.close(fd)
         _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead,
-                    message.get("code_cache", ""))
+                    message.get("code_cache", ""), namespaces)
     finally:  # never back into the fork server's code: a forked child that returned would serve its channel
         os._exit(5)
 
@@ -400,7 +404,8 @@ def _close_inherited(keep: set[int]) -> None:
 
 
 def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, source_path: str, report_fd: int,
-                pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None, code_cache: str = "") -> None:
+                pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None, code_cache: str = "",
+                namespaces: dict[str, Any] | None = None) -> None:
     exit_code = 0
     reply: dict[str, Any] = {"ok": True}
     try:
@@ -424,12 +429,20 @@ def _child_main(role: CandidateRole, request: dict[str, Any], folder: str, sourc
         # there is found by a candidate of other code.
         own_cache = code_cache or os.path.join(folder, "triton-cache")
         triton_cache.use_own_cache(own_cache, role.triton_cache)
-        # Writes: its folder, its code's Triton cache, devices, and its own /proc entry (the CUDA driver needs
-        # it); the fork server's Triton cache it may read only. Signals: to itself and its own children only.
-        role.sandbox = sandbox.confine(sandbox.system_read_paths() + input_folders + [role.triton_cache],
-                                       [folder, own_cache, "/dev", "/proc/self"])
-        reply["sandbox"] = role.sandbox + "; " + sandbox.drop_capabilities()
-        reply.update(_run_candidate(role, request, source_path, pause, ahead))
+        # Writes: its folder, its code's Triton cache, the devices it needs (not /dev/shm, not the disks), and its
+        # own /proc entry (the CUDA driver needs it); the fork server's Triton cache it may read only. Signals: to
+        # itself and its own children only.
+        # Network: none (its own namespace, the seccomp filter, Landlock's TCP rules). The executor's `sandbox`
+        # policy says whether a child that lacks any of it may run its candidate at all.
+        policy = "best_effort" if request.get("sandbox") == "best_effort" else "required"
+        role.sandbox = sandbox.confine_child(sandbox.system_read_paths() + input_folders + [role.triton_cache],
+                                             [folder, own_cache, *sandbox.device_paths(), "/proc/self"], namespaces,
+                                             policy)
+        reply["sandbox"] = role.sandbox
+        if role.sandbox["missing"] and policy == "required":
+            reply.update({"verdict": "harness_error", "message": sandbox.refusal_message(role.sandbox)})
+        else:
+            reply.update(_run_candidate(role, request, source_path, pause, ahead))
         exit_code = 3 if reply.get("cuda_fault") else 0
     except BaseException as error:  # the harness's own failure inside the child
         reply = {"ok": True, "verdict": "runtime_error",
@@ -757,10 +770,7 @@ def _checked_cases(folder: str) -> list[Any] | None:
     """The cases a paused child wrote to its folder (CHECKED_FILE); None if it wrote none the host can read. A
     plain file only: the candidate's code may have put a link or a pipe (which would block this read) there."""
     try:
-        fd = os.open(os.path.join(folder, CHECKED_FILE), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
+        with plain_files.open_plain(os.path.join(folder, CHECKED_FILE)) as handle:
             data = handle.read(MAX_CHECKED_BYTES + 1)
         cases = json.loads(data) if len(data) <= MAX_CHECKED_BYTES else None
     except (OSError, ValueError):
@@ -769,8 +779,9 @@ def _checked_cases(folder: str) -> list[Any] | None:
 
 
 def _read_capped(path: str) -> str:
+    """The child's stdout or stderr, cut at MAX_CAPTURE_BYTES; "" for anything but the plain file it should be."""
     try:
-        with open(path, "rb") as handle:
+        with plain_files.open_plain(path) as handle:
             data = handle.read(MAX_CAPTURE_BYTES + 1)
     except OSError:
         return ""

@@ -56,6 +56,8 @@ CODES = {
                      "compilation: code the Triton checks cannot see",
     "process-access": "a signal sent to a process (os.kill, os.killpg, a pidfd) or another process's /proc entry "
                       "named: the harness's own processes (the GPU's sampler, the workers) run under the same user",
+    "network": "a network or socket module is imported (socket, http, urllib.request, requests, ...): the sandbox "
+               "refuses the network, and a candidate that tries fails",
 }
 
 
@@ -129,6 +131,8 @@ _PATCH_MODULES = {"torch", "time", "triton", "statistics", "builtins", "math", "
                   "sys", "os", "threading", "importlib", "tritongym_native", "tritongym_worker", "random",
                   "operator", "inspect", "traceback", "json", "pickle", "copyreg", "ctypes", "atexit", "signal",
                   "select", "io", "types", "contextlib", "warnings", "logging", "__builtins__", "_thread"}
+_NETWORK_MODULES = ("socket", "_socket", "ssl", "socketserver", "http", "urllib.request", "urllib3", "requests",
+                    "httpx", "aiohttp", "ftplib", "smtplib", "xmlrpc", "websocket", "websockets", "grpc", "zmq")
 _NATIVE_MODULES = ("ctypes", "_ctypes", "cffi", "cuda", "cupy", "pycuda", "numba", "cupyx", "nvmath", "cutlass",
                    "cuda_bindings", "torch.utils.cpp_extension", "torch.cuda.cudart", "torch.cuda._utils",
                    "torch._C._cuda", "tritongym_native", "mmap", "tvm", "tilelang", "thunderkittens")
@@ -329,6 +333,10 @@ class _Analysis:
                 for module in modules:
                     if any(module == m or module.startswith(m + ".") for m in _NATIVE_MODULES):
                         self.add("native-access", node, f"imports {module}: native code the Triton checks cannot see")
+                        break
+                for module in modules:
+                    if any(module == m or module.startswith(m + ".") for m in _NETWORK_MODULES):
+                        self.add("network", node, f"imports {module}: the network is refused to candidates")
                         break
                 continue
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
