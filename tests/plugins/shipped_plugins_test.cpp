@@ -27,6 +27,13 @@ class ShippedPlugins : public ::testing::Test {
     context.project_root = testing::source_dir();
     return registry_->create<Interface>(id, context);
   }
+  // The directory suite over one task, `task_yaml`, written as suite/scale/task.yaml under `root`.
+  Result<std::vector<TaskSpec>> load_one_task(const testing::TemporaryDirectory& root, const std::string& task_yaml) {
+    root.write("suite/scale/task.yaml", task_yaml);
+    auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
+    EXPECT_TRUE(suite);
+    return (*suite)->load_tasks();
+  }
   static Registry* registry_;  // shared: loading once keeps the suite fast
 };
 Registry* ShippedPlugins::registry_ = nullptr;
@@ -91,7 +98,6 @@ bytes: "8 * N"
 }
 
 TEST_F(ShippedPlugins, DirectorySuiteReadsWhatAnOodTaskSearchedAndRefusesAMalformedRecord) {
-  namespace fs = std::filesystem;
   testing::TemporaryDirectory root;
   std::string head = R"(split: ood
 category: scan
@@ -102,12 +108,7 @@ inputs:
 shapes:
   visible: [{N: 1024}]
 )";
-  auto load = [&](const std::string& ood_search) {
-    root.write("suite/scale/task.yaml", head + ood_search);
-    auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
-    EXPECT_TRUE(suite);
-    return (*suite)->load_tasks();
-  };
+  auto load = [&](const std::string& ood_search) { return load_one_task(root, head + ood_search); };
   auto searched = load("ood_search:\n  - {set: KernelBench, found: none}\n  - {set: Liger-Kernel, found: \"x\"}\n");
   EXPECT_TRUE(searched) << searched.status().to_string();
 
@@ -136,12 +137,7 @@ inputs:
 shapes:
   visible: [{N: 1024}]
 )";
-  auto load = [&](const std::string& tail) {
-    root.write("suite/scale/task.yaml", head + tail);
-    auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
-    EXPECT_TRUE(suite);
-    return (*suite)->load_tasks();
-  };
+  auto load = [&](const std::string& tail) { return load_one_task(root, head + tail); };
   auto good = load("compute_unit: simt\naudit_exempt:\n  shape-at-20us@visible-0: a one-line reason\n");
   ASSERT_TRUE(good) << good.status().to_string();
   EXPECT_EQ(good->front().compute_unit, "simt");
