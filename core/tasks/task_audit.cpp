@@ -44,8 +44,8 @@ std::optional<AuditFinding> larger_held_out(const TaskSpec& task, const std::vec
   if (counted) {
     measure = "bytes (or FLOPs) the task's formulas count";
     for (const auto& shape : shapes) {
-      double size = std::max(shape.byte_count.value_or(0.0), shape.flop_count.value_or(0.0));
-      (is_held_out(shape.shape) ? held_out : visible) = std::max(is_held_out(shape.shape) ? held_out : visible, size);
+      double& largest = is_held_out(shape.shape) ? held_out : visible;
+      largest = std::max(largest, std::max(shape.byte_count.value_or(0.0), shape.flop_count.value_or(0.0)));
     }
   } else {
     measure = "the product of its dimensions";

@@ -27,9 +27,19 @@ class ShippedPlugins : public ::testing::Test {
     context.project_root = testing::source_dir();
     return registry_->create<Interface>(id, context);
   }
-  // The directory suite over one task, `task_yaml`, written as suite/scale/task.yaml under `root`.
-  Result<std::vector<TaskSpec>> load_one_task(const testing::TemporaryDirectory& root, const std::string& task_yaml) {
-    root.write("suite/scale/task.yaml", task_yaml);
+  // The directory suite over one task of `split`: a small valid task.yaml (8 lines) followed by `tail`, written
+  // as suite/scale/task.yaml under `root`.
+  Result<std::vector<TaskSpec>> load_one_task(const testing::TemporaryDirectory& root, const std::string& split,
+                                              const std::string& tail) {
+    root.write("suite/scale/task.yaml", "split: " + split + R"(
+category: scan
+entry: {function: scale, parameters: [x]}
+description: Return 2 * x.
+inputs:
+  - {name: x, shape: [N]}
+shapes:
+  visible: [{N: 1024}]
+)" + tail);
     auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
     EXPECT_TRUE(suite);
     return (*suite)->load_tasks();
@@ -99,16 +109,7 @@ bytes: "8 * N"
 
 TEST_F(ShippedPlugins, DirectorySuiteReadsWhatAnOodTaskSearchedAndRefusesAMalformedRecord) {
   testing::TemporaryDirectory root;
-  std::string head = R"(split: ood
-category: scan
-entry: {function: scale, parameters: [x]}
-description: Return 2 * x.
-inputs:
-  - {name: x, shape: [N]}
-shapes:
-  visible: [{N: 1024}]
-)";
-  auto load = [&](const std::string& ood_search) { return load_one_task(root, head + ood_search); };
+  auto load = [&](const std::string& ood_search) { return load_one_task(root, "ood", ood_search); };
   auto searched = load("ood_search:\n  - {set: KernelBench, found: none}\n  - {set: Liger-Kernel, found: \"x\"}\n");
   EXPECT_TRUE(searched) << searched.status().to_string();
 
@@ -128,16 +129,7 @@ shapes:
 // reason, is refused where it is written.
 TEST_F(ShippedPlugins, DirectorySuiteReadsTheComputeUnitAndTheAuditExemptions) {
   testing::TemporaryDirectory root;
-  std::string head = R"(split: standard
-category: matmul
-entry: {function: scale, parameters: [x]}
-description: Return 2 * x.
-inputs:
-  - {name: x, shape: [N]}
-shapes:
-  visible: [{N: 1024}]
-)";
-  auto load = [&](const std::string& tail) { return load_one_task(root, head + tail); };
+  auto load = [&](const std::string& tail) { return load_one_task(root, "standard", tail); };
   auto good = load("compute_unit: simt\naudit_exempt:\n  shape-at-20us@visible-0: a one-line reason\n");
   ASSERT_TRUE(good) << good.status().to_string();
   EXPECT_EQ(good->front().compute_unit, "simt");
