@@ -1,9 +1,8 @@
 import torch
+import torch.nn.functional as F
 
 
 def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    B, Hq, _, D = q.shape
-    Hkv = k.shape[1]
-    qg = q.float().reshape(B, Hkv, Hq // Hkv, D)  # query heads h = kv_head * g + r
-    p = torch.softmax((qg @ k.float().transpose(-1, -2)) * D ** -0.5, dim=-1)  # (B, Hkv, g, S)
-    return (p @ v.float()).reshape(B, Hq, 1, D).to(q.dtype)
+    # In the task's dtype, so eager is PyTorch's fused attention. enable_gqa maps query head h to KV head
+    # h // (Hq // Hkv), the task's grouping.
+    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
