@@ -3,12 +3,6 @@ import torch.nn.functional as F
 
 
 def reference(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    n, h, w, c = x.shape
-    k = weight.shape[0]
-    xp = F.pad(x.float(), (0, 0, 1, 1, 1, 1))  # zero-pad W and H by 1 on each side
-    wf = weight.float()
-    out = torch.zeros(n, h, w, k, dtype=torch.float32, device=x.device)
-    for r in range(3):
-        for s in range(3):
-            out += xp[:, r:r + h, s:s + w, :] @ wf[:, r, s, :].t()
-    return out.to(x.dtype)
+    # In the task's dtype on channels-last views, so eager is cuDNN's NHWC convolution (fp32 accumulation).
+    out = F.conv2d(x.permute(0, 3, 1, 2), weight.permute(0, 3, 1, 2), padding=1)  # (N, K, H, W) view
+    return out.permute(0, 2, 3, 1).contiguous()
