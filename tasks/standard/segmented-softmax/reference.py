@@ -5,9 +5,11 @@ def make_inputs(dims: dict, dtype: torch.dtype, generator: torch.Generator) -> l
     """x ~ normal(0, 1); S - 1 distinct random cut points in [1, N - 1], so lengths are random (roughly
     geometric around N / S) and every segment is non-empty."""
     n, s = dims["N"], dims["S"]
-    x = torch.randn(n, generator=generator, dtype=torch.float32).to(dtype)
-    cuts = torch.randperm(n - 1, generator=generator)[: s - 1] + 1
-    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), cuts.sort().values, torch.full((1,), n)])
+    device = generator.device
+    x = torch.randn(n, generator=generator, dtype=torch.float32, device=device).to(dtype)
+    cuts = torch.randperm(n - 1, generator=generator, device=device)[: s - 1] + 1
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64, device=device), cuts.sort().values,
+                         torch.full((1,), n, dtype=torch.int64, device=device)])
     return [x, offsets.to(torch.int64)]
 
 
