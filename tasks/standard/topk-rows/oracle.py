@@ -5,11 +5,14 @@ import triton.language as tl
 # Each element becomes one int64 key whose order is the task's order: the high 32 bits are the float's bits
 # mapped to an order-preserving signed integer, the low 32 bits are (2^32 - 1 - column), so among equal
 # values the lower column is the larger key. Keys are unique, so top-k over keys is exact, ties included.
-# Stage 1: every (row, chunk of CHUNK columns) program takes the KP largest keys of its chunk with Triton's
-# bitonic top-k, in registers (x read once, coalesced). Stage 2: one program per row takes the top KP of the
+# Stage 1: every (row, chunk of CHUNK columns) program reads its chunk once (coalesced), takes the largest
+# key of each group of GS columns, picks the KP best groups with Triton's bitonic top-k and the KP largest
+# keys among those groups' KP * GS keys with a second, small top-k (about 3x less sorting work than a top-k
+# over the whole chunk). Stage 2: one program per row takes the top KP of the
 # chunks' candidates and decodes the first k into values and indices (a row of one chunk is done in stage 1).
 _LOW_MASK = tl.constexpr(0xFFFFFFFF)
 _NEG_MAG = tl.constexpr(0x7FFFFFFF)
+_KEY_MIN = tl.constexpr(-9223372036854775807 - 1)
 
 
 @triton.jit
@@ -32,15 +35,29 @@ def _decode_store(top, val_ptr, idx_ptr, row, K, KP: tl.constexpr):
 
 
 @triton.jit
-def _topk_chunk_kernel(x_ptr, cand_ptr, val_ptr, idx_ptr, N, n_chunks, K, CHUNK: tl.constexpr, KP: tl.constexpr,
-                       ONE_CHUNK: tl.constexpr):
+def _topk_chunk_kernel(x_ptr, cand_ptr, val_ptr, idx_ptr, N, n_chunks, K, CHUNK: tl.constexpr, GS: tl.constexpr,
+                       KP: tl.constexpr, ONE_CHUNK: tl.constexpr):
     row = tl.program_id(0)
     chunk = tl.program_id(1)
-    cols = chunk * CHUNK + tl.arange(0, CHUNK)
+    x_row = x_ptr + row.to(tl.int64) * N
+    start = chunk * CHUNK
+    # the chunk as (CHUNK // GS) groups of GS consecutive columns; each group's largest key
+    cols = start + tl.arange(0, CHUNK // GS)[:, None] * GS + tl.arange(0, GS)[None, :]
     mask = cols < N
-    x = tl.load(x_ptr + row.to(tl.int64) * N + cols, mask=mask, other=0.0, eviction_policy="evict_first")
-    key = tl.where(mask, _encode(x, cols), -9223372036854775807 - 1)
-    top = tl.topk(key, KP)
+    x = tl.load(x_row + cols, mask=mask, other=0.0)
+    gmax = tl.max(tl.where(mask, _encode(x, cols), _KEY_MIN), axis=1)
+    # The top KP elements of the chunk lie in the KP groups with the largest group maxima (keys are unique:
+    # an element outside those groups has KP group maxima above it). Re-read only those groups (L1/L2 hits)
+    # and take the top KP of their KP * GS keys.
+    top_g = tl.topk(gmax, KP)
+    g_ok = top_g != _KEY_MIN
+    g_col = ((top_g & _LOW_MASK) * -1 + _LOW_MASK).to(tl.int32)
+    g_start = tl.where(g_ok, (g_col // GS) * GS, start)
+    cols2 = g_start[:, None] + tl.arange(0, GS)[None, :]
+    mask2 = g_ok[:, None] & (cols2 < N)
+    x2 = tl.load(x_row + cols2, mask=mask2, other=0.0)
+    key2 = tl.where(mask2, _encode(x2, cols2), _KEY_MIN)
+    top = tl.topk(tl.reshape(key2, (KP * GS,)), KP)
     if ONE_CHUNK:  # the whole row was one chunk: its top KP are the answer
         _decode_store(top, val_ptr, idx_ptr, row, K, KP)
     else:
@@ -60,13 +77,14 @@ def _topk_merge_kernel(cand_ptr, val_ptr, idx_ptr, n_cand, K, BLOCK_C: tl.conste
 
 def topk_rows(x: torch.Tensor, k: int):
     m, n = x.shape
-    kp = triton.next_power_of_2(k)
-    chunk = max(kp, min(4096, triton.next_power_of_2(n)))
+    kp = max(2, triton.next_power_of_2(k))  # tl.topk needs k >= 2
+    gs = 16
+    chunk = max(kp * gs, min(4096, triton.next_power_of_2(n)))
     n_chunks = triton.cdiv(n, chunk)
     cand = torch.empty((m, n_chunks * kp), dtype=torch.int64, device=x.device)
     values = torch.empty((m, k), dtype=torch.float32, device=x.device)
     indices = torch.empty((m, k), dtype=torch.int64, device=x.device)
-    _topk_chunk_kernel[(m, n_chunks)](x, cand, values, indices, n, n_chunks, k, CHUNK=chunk, KP=kp,
+    _topk_chunk_kernel[(m, n_chunks)](x, cand, values, indices, n, n_chunks, k, CHUNK=chunk, GS=gs, KP=kp,
                                       ONE_CHUNK=n_chunks == 1, num_warps=8)
     if n_chunks == 1:
         return values, indices
