@@ -1,14 +1,36 @@
+import os
+
 import torch
 import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-# Fast because: 128x256x64 wgmma tiles fed by 3-D TMA descriptors (tiles never cross a batch boundary,
+# Fast because: autotuned wgmma tiles (128x256x64 for large aligned shapes, narrower where a wide tile would
+# leave a mostly empty last column of tiles) fed by 3-D TMA descriptors (tiles never cross a batch boundary,
 # so no masks) through a 3-stage pipeline, a grouped tile order per batch for L2 reuse, and a TMA store of C.
 # Rows that are not 16-byte aligned (odd K or N) get one cheap padding copy so TMA still works.
 
-BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M = 128, 256, 64, 8
-NUM_WARPS, NUM_STAGES = 8, 3
+_CONFIGS = [
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=8, num_stages=3),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=8, num_stages=3),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=8, num_stages=4),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=4, num_stages=4),
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=4, num_stages=4),
+]
+if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: its first config only
+    _CONFIGS = _CONFIGS[:1]
+
+
+def _set_blocks(nargs):
+    bm, bn, bk = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
+    nargs["a_desc"].block_shape = [1, bm, bk]
+    nargs["b_desc"].block_shape = [1, bk, bn]
+    if nargs["c_desc"] is not None:
+        nargs["c_desc"].block_shape = [1, bm, bn]
+
+
+for _cfg in _CONFIGS:
+    _cfg.pre_hook = _set_blocks
 
 
 @triton.jit
@@ -23,6 +45,7 @@ def _tile_coords(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_
     return pid_m, pid_n
 
 
+@triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
 @triton.jit
 def _bmm_kernel(a_desc, b_desc, c_desc, c_ptr, M, N, K,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
@@ -61,12 +84,12 @@ def _tma_ok(t):
     return t.is_contiguous() and t.data_ptr() % 16 == 0 and (t.shape[-1] * t.element_size()) % 16 == 0
 
 
-def _descriptor(t, block):
+def _descriptor(t, block=(1, 8, 8)):
     """TMA descriptor of a contiguous tensor. TMA needs 16-byte aligned rows: if t's rows are not, they are
     first copied into a buffer with padded rows (one cheap pass); the descriptor keeps the logical shape, so
     the padding is never read (TMA returns zeros outside the shape)."""
     if _tma_ok(t):
-        return TensorDescriptor.from_tensor(t, block)
+        return TensorDescriptor.from_tensor(t, list(block))
     cols = t.shape[-1]
     rows = t.numel() // cols
     align = 16 // t.element_size()
@@ -77,7 +100,7 @@ def _descriptor(t, block):
     strides = [1, pitch]
     for size in reversed(t.shape[1:-1]):
         strides.append(strides[-1] * size)
-    return TensorDescriptor(buf, list(t.shape), strides[::-1], block)
+    return TensorDescriptor(buf, list(t.shape), strides[::-1], list(block))
 
 
 def batched_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -85,9 +108,7 @@ def batched_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     N = b.shape[2]
     c = torch.empty((Z, M, N), device=a.device, dtype=a.dtype)
     tma_store = _tma_ok(c)
-    c_desc = TensorDescriptor.from_tensor(c, [1, BLOCK_M, BLOCK_N]) if tma_store else None
-    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), Z)
-    _bmm_kernel[grid](_descriptor(a, [1, BLOCK_M, BLOCK_K]), _descriptor(b, [1, BLOCK_K, BLOCK_N]), c_desc, c, M, N, K,
-                      BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, TMA_STORE=tma_store,
-                      num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    c_desc = TensorDescriptor.from_tensor(c, [1, 8, 8]) if tma_store else None  # blocks set per config
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]), Z)
+    _bmm_kernel[grid](_descriptor(a), _descriptor(b), c_desc, c, M, N, K, TMA_STORE=tma_store)
     return c
