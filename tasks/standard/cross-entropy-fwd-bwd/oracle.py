@@ -8,8 +8,8 @@ _LN2 = tl.constexpr(0.6931471805599453)
 
 # Persistent: each program takes rows r = pid, pid + G, ... For a row it makes two passes over the logits:
 # the first keeps a per-lane online (max, sum of exp2) and the sum of x (no cross-warp reduction inside the
-# loop), the second re-reads the row (still in L2: at most G rows are in flight) and writes the gradient
-# once in bf16. Every program counts the non-ignored targets itself (M int64 values from L2).
+# loop), the second re-reads the row from its end (the chunks read last are the likeliest still in L2;
+# at most G rows are in flight) and writes the gradient once in bf16. Every program counts the non-ignored targets itself (M int64 values from L2).
 @triton.jit
 def _ce_fwd_bwd_kernel(logits_ptr, targets_ptr, loss_ptr, grad_ptr, M, V, eps_over_v, one_minus_eps,
                        BLOCK: tl.constexpr, BLOCK_T: tl.constexpr):
@@ -53,9 +53,10 @@ def _ce_fwd_bwd_kernel(logits_ptr, targets_ptr, loss_ptr, grad_ptr, M, V, eps_ov
             x_t = tl.load(x_row + tgt).to(tl.float32)
             loss = lse2 * _LN2 - one_minus_eps * x_t - eps_over_v * tl.sum(sx, axis=0)
             tl.store(loss_ptr + row, loss)
-            for c0 in range(0, V, BLOCK):
-                cols = c0 + offs
-                x = tl.load(x_row + cols, mask=cols < V, other=0.0).to(tl.float32)
+            n_chunks = tl.cdiv(V, BLOCK)
+            for c in range(0, n_chunks):  # last chunk first: the most recently read chunks are still in L2
+                cols = (n_chunks - 1 - c) * BLOCK + offs
+                x = tl.load(x_row + cols, mask=cols < V, other=0.0, eviction_policy="evict_first").to(tl.float32)
                 p = tl.exp2(x * _LOG2E - lse2)
                 g = p - eps_over_v - tl.where(cols == tgt, one_minus_eps, 0.0)
                 tl.store(g_row + cols, (g * inv_n).to(grad_ptr.dtype.element_ty), mask=cols < V)
