@@ -1,3 +1,5 @@
+import os
+
 import torch
 import triton
 import triton.language as tl
@@ -5,16 +7,38 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 # Fast because: with M <= 64 the product is bound by streaming B (K x N) from HBM once. Column tiles alone
 # give too few programs to fill 132 SMs, so K is split too (split-K), sized so that all programs run in one
-# wave, two per SM: each streams a (K/splits) x 64 panel of B by TMA through a 3-stage pipeline into wgmma
-# against the small, L2-resident A (one 64-row tile, rows past M read as zero), and writes fp32 partials;
-# a light second kernel sums the splits and rounds to fp16. Rows that are not 16-byte aligned (odd K or N)
-# get one cheap padding copy so TMA still works.
+# wave, two per SM: each streams a (K/splits) x BLOCK_N panel of B by TMA through a multi-stage pipeline
+# (tile width, BLOCK_K and depth autotuned) into wgmma against the small, L2-resident A (one 64-row tile,
+# rows past M read as zero), and writes fp32 partials; a light second kernel sums the splits and rounds to
+# fp16. Rows that are not 16-byte aligned (odd K or N) get one padding copy so TMA still works.
 
-BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 128
-NUM_WARPS, NUM_STAGES = 4, 3
+BLOCK_M = 64  # the smallest wgmma M; rows past M read as zero
 SLOTS = 2 * 132  # programs resident at once: 2 per SM on 132 SMs
+K_ALIGN = 256  # each split covers a multiple of the largest BLOCK_K
 
 
+def _config(bn, bk, warps, stages):
+    return triton.Config({"BLOCK_N": bn, "BLOCK_K": bk}, num_warps=warps, num_stages=stages)
+
+
+# The split count is fixed on the host (one wave of 64-column tiles); the autotuner picks the tile and the
+# pipeline depth that stream B fastest.
+_CONFIGS = [_config(64, 128, 4, 3), _config(64, 128, 4, 4), _config(64, 256, 4, 3), _config(128, 128, 4, 3),
+            _config(128, 128, 8, 4)]
+if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: its first config only
+    _CONFIGS = _CONFIGS[:1]
+
+
+def _set_blocks(nargs):
+    nargs["a_desc"].block_shape = [BLOCK_M, nargs["BLOCK_K"]]
+    nargs["b_desc"].block_shape = [nargs["BLOCK_K"], nargs["BLOCK_N"]]
+
+
+for _cfg in _CONFIGS:
+    _cfg.pre_hook = _set_blocks
+
+
+@triton.autotune(configs=_CONFIGS, key=["M", "N", "K", "k_chunk"])
 @triton.jit
 def _splitk_kernel(a_desc, b_desc, part_ptr, c_ptr, M, N, K, k_chunk,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, DIRECT: tl.constexpr):
@@ -26,7 +50,7 @@ def _splitk_kernel(a_desc, b_desc, part_ptr, c_ptr, M, N, K, k_chunk,
     k_start = split * k_chunk
     k_end = tl.minimum(k_start + k_chunk, K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(k_start, k_end, BLOCK_K):  # k_chunk is a multiple of BLOCK_K; TMA zero-fills past K
+    for k in range(k_start, k_end, BLOCK_K):  # k_chunk is a multiple of K_ALIGN; TMA zero-fills past K
         a = a_desc.load([off_m, k])
         b = b_desc.load([k, off_n])
         acc = tl.dot(a, b, acc)
@@ -63,12 +87,12 @@ def _tma_ok(t):
     return t.is_contiguous() and t.data_ptr() % 16 == 0 and (t.shape[-1] * t.element_size()) % 16 == 0
 
 
-def _descriptor(t, block):
+def _descriptor(t, block=(8, 8)):
     """TMA descriptor of a contiguous tensor. TMA needs 16-byte aligned rows: if t's rows are not, they are
     first copied into a buffer with padded rows (one cheap pass); the descriptor keeps the logical shape, so
     the padding is never read (TMA returns zeros outside the shape)."""
     if _tma_ok(t):
-        return TensorDescriptor.from_tensor(t, block)
+        return TensorDescriptor.from_tensor(t, list(block))
     cols = t.shape[-1]
     rows = t.numel() // cols
     align = 16 // t.element_size()
@@ -79,24 +103,22 @@ def _descriptor(t, block):
     strides = [1, pitch]
     for size in reversed(t.shape[1:-1]):
         strides.append(strides[-1] * size)
-    return TensorDescriptor(buf, list(t.shape), strides[::-1], block)
+    return TensorDescriptor(buf, list(t.shape), strides[::-1], list(block))
 
 
 def skinny_matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     M, K = a.shape
     N = b.shape[1]
     c = torch.empty((M, N), device=a.device, dtype=a.dtype)
-    tiles = triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N)
-    # One wave of programs; each split covers a multiple of BLOCK_K, and at least 4 of them.
-    splits = max(1, min(round(SLOTS / tiles), triton.cdiv(K, 4 * BLOCK_K)))
-    k_chunk = triton.cdiv(triton.cdiv(K, splits), BLOCK_K) * BLOCK_K
+    tiles = triton.cdiv(M, BLOCK_M) * triton.cdiv(N, 64)
+    # One wave of 64-column programs; each split covers a multiple of K_ALIGN, at least 2 * K_ALIGN.
+    splits = max(1, min(round(SLOTS / tiles), triton.cdiv(K, 2 * K_ALIGN)))
+    k_chunk = triton.cdiv(triton.cdiv(K, splits), K_ALIGN) * K_ALIGN
     splits = triton.cdiv(K, k_chunk)
     direct = splits == 1
     part = c if direct else torch.empty((splits, M, N), device=a.device, dtype=torch.float32)
-    grid = (triton.cdiv(N, BLOCK_N), triton.cdiv(M, BLOCK_M), splits)
-    _splitk_kernel[grid](_descriptor(a, [BLOCK_M, BLOCK_K]), _descriptor(b, [BLOCK_K, BLOCK_N]), part, c, M, N, K,
-                         k_chunk, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, DIRECT=direct,
-                         num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    grid = lambda meta: (triton.cdiv(N, meta["BLOCK_N"]), triton.cdiv(M, BLOCK_M), splits)
+    _splitk_kernel[grid](_descriptor(a), _descriptor(b), part, c, M, N, K, k_chunk, BLOCK_M=BLOCK_M, DIRECT=direct)
     if not direct:
         block = 1024
         _splitk_reduce_kernel[(triton.cdiv(M * N, block),)](part, c, M * N, SPLITS=splits, BLOCK=block, num_warps=4)
