@@ -35,7 +35,7 @@ def _grouped_gemm_kernel(a_desc, b_desc, c_ptr, off_ptr, T, N, K, E, NUM_PROGS,
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     tile = tl.program_id(0)
     num_n = tl.cdiv(N, BLOCK_N)
-    tile_base = 0
+    tile_base = tile * 0  # an int32 tensor from the start: it is loop-carried
     for e in range(0, E):
         start = tl.load(off_ptr + e)
         end = tl.load(off_ptr + e + 1)
