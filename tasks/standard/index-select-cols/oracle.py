@@ -11,7 +11,11 @@ import triton.language as tl
 # 16 x 256 tile ran at 0.81-1.11x of eager on the H200 (2026-11-30); it is the first config.
 _CONFIGS = [triton.Config({"BLOCK_M": m, "BLOCK_L": l}, num_warps=w)
             for m, l, w in ((16, 256, 8), (32, 128, 4), (8, 256, 4), (8, 512, 8), (64, 64, 4), (16, 128, 4),
-                            (4, 1024, 8))]
+                            (4, 1024, 8),
+                            # one or two rows a program: the row's sectors come from DRAM once and every
+                            # further gather of them hits L1 (the configs above ran at 22-34% of the
+                            # element-count floor on the H200, 2026-12-03)
+                            (1, 2048, 8), (1, 4096, 16), (2, 2048, 8), (2, 1024, 4), (1, 1024, 4))]
 if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: one config, no tuning
     _CONFIGS = _CONFIGS[:1]
 
