@@ -6,6 +6,16 @@ import triton.language as tl
 # Memory-bound, one pass: each program holds a whole row in registers, so x and residual are read once,
 # the new residual and the normalized row written once (16-byte vector accesses), the sum of squares is a
 # register reduction, and weight stays in L2 for all rows.
+# float32 -> the nearest bfloat16 (ties to even), as a float32 that the cast then carries over exactly. The
+# GPU's cast rounds to nearest anyway; the Triton interpreter's truncates, and a truncated new residual
+# feeds the norm, which put out 2 ulps off on the CPU. Integer work on a memory-bound kernel costs nothing.
+@triton.jit
+def _round_to_bf16(v):
+    bits = v.to(tl.uint32, bitcast=True)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return bits.to(tl.float32, bitcast=True)
+
+
 @triton.jit
 def _fused_add_rmsnorm_kernel(x_ptr, res_ptr, w_ptr, out_ptr, new_res_ptr, H, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
@@ -14,12 +24,12 @@ def _fused_add_rmsnorm_kernel(x_ptr, res_ptr, w_ptr, out_ptr, new_res_ptr, H, ep
     offs = row * H + cols
     x = tl.load(x_ptr + offs, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
     res = tl.load(res_ptr + offs, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
-    r = (x + res).to(new_res_ptr.dtype.element_ty)
+    r = _round_to_bf16(x + res).to(new_res_ptr.dtype.element_ty)
     tl.store(new_res_ptr + offs, r, mask=mask)
     rf = r.to(tl.float32)
     inv_rms = tl.rsqrt(tl.sum(rf * rf, axis=0) / H + eps)
     w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-    tl.store(out_ptr + offs, (rf * inv_rms * w).to(out_ptr.dtype.element_ty), mask=mask)
+    tl.store(out_ptr + offs, _round_to_bf16(rf * inv_rms * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def fused_add_rmsnorm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float):
