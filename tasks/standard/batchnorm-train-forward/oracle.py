@@ -89,8 +89,8 @@ def batchnorm_train_forward(x, weight, bias, eps):
     p2 = torch.empty((g, c), dtype=torch.float32, device=x.device)
     _bn_partial[(g, n_cb)](x, p1, p2, r, c, rows_per_prog, BLOCK_R=block_r, BLOCK_C=block_c, num_warps=8)
     _bn_finalize[(n_cb,)](x, p1, p2, mean, invstd, g, r, c, float(eps), BLOCK_G=32, BLOCK_C=block_c, num_warps=4)
-    block_r3 = max(1, 8192 // triton.next_power_of_2(c))
-    block_c3 = min(triton.next_power_of_2(c), 8192)
+    block_c3 = min(triton.next_power_of_2(c), 4096)
+    block_r3 = max(1, 4096 // block_c3)  # 4096-element tiles: 16 per thread at 8 warps
     _bn_apply[(triton.cdiv(r, block_r3), triton.cdiv(c, block_c3))](x, weight, bias, mean, invstd, out, r, c,
                                                                    BLOCK_R=block_r3, BLOCK_C=block_c3, num_warps=8)
     return out, mean, invstd
