@@ -108,7 +108,8 @@ def groupnorm_silu_nhwc(x, num_groups, weight, bias, eps):
     _gn_finalize[(n, num_groups)](pm, pq, mean, rstd, hw, c, k, num_groups, chunk, float(eps),
                                   BLOCK_K=triton.next_power_of_2(k), BLOCK_CG=triton.next_power_of_2(c // num_groups),
                                   num_warps=4)
-    n_tiles_s = triton.cdiv(hw, block_s)
+    block_s3 = max(1, 4096 // block_c)  # 4096-element tiles: 16 per thread at 8 warps
+    n_tiles_s = triton.cdiv(hw, block_s3)
     _gn_apply[(n * n_tiles_s,)](x, weight, bias, mean, rstd, out, hw, c, num_groups, n_tiles_s,
-                                BLOCK_S=block_s, BLOCK_C=block_c, num_warps=8)
+                                BLOCK_S=block_s3, BLOCK_C=block_c, num_warps=8)
     return out
