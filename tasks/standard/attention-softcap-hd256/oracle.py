@@ -10,8 +10,6 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 # of one KV head run side by side (their K/V tiles come from L2); the heaviest tiles launch first; tile
 # sizes are autotuned (a 256-wide head puts a 128 x 256 fp32 accumulator in registers).
 
-LOG2E = tl.constexpr(1.4426950408889634)
-
 
 @triton.jit
 def _softcap_step(q, k_desc, v_desc, kv_row, start_n, offs_m, m_i, l_i, acc, pre, cap2,
