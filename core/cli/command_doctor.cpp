@@ -7,7 +7,7 @@
 #include "cli/arguments.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 #include "environment/machine_report_json.hpp"
 #include "plugins/loader.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 #include "log/logging.hpp"
 
 namespace tritongym::cli {

@@ -1,6 +1,6 @@
 #include "environment/executor_choice.hpp"
 
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 
 namespace tritongym::environment {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 
 namespace tritongym::environment {
 

@@ -12,7 +12,7 @@
 
 #include "config/config_node.hpp"
 #include "environment/executor_choice.hpp"
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 #include "environment/machine_report_json.hpp"
 #include "episode/episode_runner.hpp"
 #include "log/logging.hpp"

@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-#include "process/subprocess.hpp"
+#include "tritongym/support/subprocess.hpp"
 #include "report/report.hpp"
 #include "support/synthetic_run.hpp"
 #include "support/test_support.hpp"

@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "process/child_process.hpp"
-#include "process/subprocess.hpp"
+#include "tritongym/support/child_process.hpp"
+#include "tritongym/support/subprocess.hpp"
 
 namespace tritongym::testing {
 

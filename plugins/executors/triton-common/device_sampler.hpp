@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "process/child_process.hpp"
+#include "tritongym/support/child_process.hpp"
 #include "tritongym/sdk/status.hpp"
 
 namespace tritongym::triton_executor {

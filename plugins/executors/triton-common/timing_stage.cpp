@@ -6,6 +6,7 @@
 
 #include "report_check.hpp"
 #include "triton_executor.hpp"
+#include "verdict.hpp"
 #include "worker_json.hpp"
 
 namespace tritongym::triton_executor {
@@ -244,17 +245,6 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
     add_flags(result, flags);
   else
     result.message += "\ntimed (CUPTI kernel time per call, median):" + lines.str();
-}
-
-void TritonExecutor::add_flags(EvaluationResult& result, const std::vector<std::string>& flags) {
-  if (flags.empty()) return;
-  result.flags.insert(result.flags.end(), flags.begin(), flags.end());
-  if (result.verdict == Verdict::passed) {
-    result.verdict = Verdict::flagged;
-    result.message = "flagged: the result is correct on the checks but cannot be trusted as a speedup:";
-  }
-  for (const auto& flag : flags)
-    result.message += (result.verdict == Verdict::flagged ? "\n  - " : "\nalso flagged: ") + flag;
 }
 
 }  // namespace tritongym::triton_executor

@@ -29,6 +29,7 @@
 #include "tritongym/sdk/context.hpp"
 #include "tritongym/sdk/executor.hpp"
 #include "worker.hpp"
+#include "worker_pool.hpp"
 
 namespace tritongym::triton_executor {
 
@@ -120,7 +121,29 @@ class TritonExecutor final : public Executor {
                                                 Plane* plane = nullptr);
   std::unique_lock<std::mutex> lock_reference(std::shared_lock<GpuLock>* share, double* waited);
   Status ensure_reference_worker() const;  // caller holds reference_mutex_
+
+  // One evaluation, as a pipeline of stages over its state (evaluation.hpp, which names each stage's file). A stage
+  // that decides the verdict early returns it (or the harness's error); std::nullopt lets the next one run.
+  struct Evaluation;
+  using Decided = std::optional<Result<EvaluationResult>>;
   Result<EvaluationResult> evaluate_once(const EvaluationRequest& request, bool& cases_lost);
+  void plan_plane(Evaluation& e);
+  Decided static_check_stage(Evaluation& e);
+  Decided prepare_stage(Evaluation& e);
+  void run_candidate_stage(Evaluation& e);
+  void answer_gpu_turns(Evaluation& e);  // the child's requests for its share, or the GPU alone, while it runs
+  void compare_checks_early_stage(Evaluation& e);
+  void timed_calls_stage(Evaluation& e);
+  Decided child_outcome_stage(Evaluation& e);
+  Result<boost::json::array> compare_stage(Evaluation& e);
+  void timing_outcome_stage(Evaluation& e, const boost::json::array& recheck);
+  boost::json::array baselines_stage(Evaluation& e);
+  EvaluationResult finish(Evaluation& e);
+  boost::json::object record_start(const Evaluation& e) const;  // what every record of an evaluation starts with
+  static std::vector<Produced> checks_produced(const Evaluation& e, const std::string& folder,
+                                               const boost::json::array& told);
+  Result<boost::json::object> compare_as(Evaluation& e, const std::vector<Produced>& produced, const char* wait_phase,
+                                         const char* phase);
 
   // The timing stages (timing_stage.cpp).
   static bool is_timing_stage(EvaluationStage stage);
@@ -151,9 +174,6 @@ class TritonExecutor final : public Executor {
   // is (sampler_start_), or else with the first timed candidate on each GPU.
   DeviceSamplers& samplers() const;
   std::string visible_id(int64_t gpu) const;  // what CUDA_VISIBLE_DEVICES names GPU `gpu` by
-  // Adds `flags` to `result` and lists them in its message: a result that passed is flagged; any other verdict
-  // stands. A flagged result fails every score.
-  static void add_flags(EvaluationResult& result, const std::vector<std::string>& flags);
   // What the static checks say of a source, from the evaluation's own candidate worker (they compile the source,
   // never run it, so they need neither the reference worker nor a GPU): their findings, and the message of a
   // source that does not compile (empty when it does), the very one the import of candidate.py would give.
@@ -165,14 +185,12 @@ class TritonExecutor final : public Executor {
   Result<StaticCheck> static_check(const EvaluationRequest& request, Worker& worker);
   std::string cache_dir() const;
 
-  Result<std::unique_ptr<Worker>> acquire_worker();
-  void release_worker(std::unique_ptr<Worker> worker, bool keep);
   WorkerLaunch launch_for(const std::string& role, int64_t slot) const;  // reference_mutex_ held
   static std::vector<std::string> visible_gpus();  // the host's CUDA_VISIBLE_DEVICES, split
   int64_t gpu_count_locked() const;  // GPUs the driver or the reference worker sees (reference_mutex_ held)
-  // Starts `count` candidate workers in threads and returns them, to be joined on destruction (reference_mutex_
-  // held); each puts its worker among the idle ones, or gives its slot back if it could not start.
-  std::vector<std::thread> prestart_candidates(int64_t count) const;
+  // Starts the pool's candidate workers in threads and returns them, to be joined on destruction (reference_mutex_
+  // held).
+  std::vector<std::thread> prestart_candidates() const;
 
   Target target_;
   TritonExecutorConfig config_;
@@ -204,9 +222,10 @@ class TritonExecutor final : public Executor {
 
   // Timing needs its GPU to itself: evaluations share their GPU while they prepare and check, and take it
   // alone for a candidate's timed calls and for baselines not in the cache. One lock per device (created
-  // under pool_mutex_; map nodes never move). On the file transport the baselines run on the reference
+  // under gpu_mutexes_mutex_; map nodes never move). On the file transport the baselines run on the reference
   // worker's device 0.
   std::map<int64_t, GpuLock> gpu_mutexes_;
+  std::mutex gpu_mutexes_mutex_;
   // Cases made ahead of their evaluations (expect; null with prepare_ahead: 0). Stopped first thing in the
   // destructor: its steps use the reference worker.
   std::unique_ptr<PrepareAhead> ahead_;
@@ -230,13 +249,9 @@ class TritonExecutor final : public Executor {
   mutable std::unique_ptr<DeviceSamplers> samplers_;
   mutable std::thread sampler_start_;  // starts every GPU's sampler beside the first evaluations
 
-  mutable std::mutex pool_mutex_;
-  // Mutable: availability() starts the candidate workers alongside the reference worker.
-  mutable std::condition_variable pool_changed_;
-  mutable std::vector<std::unique_ptr<Worker>> idle_;
-  mutable int64_t running_workers_ = 0;
-  mutable int64_t next_slot_ = 0;
-  mutable int64_t capacity_ = 1;  // workers: 0 in the config becomes automatic_workers() once the GPUs are known
+  // The candidate workers. Mutable: availability() starts them alongside the reference worker. Its capacity:
+  // `workers`, where 0 becomes automatic_workers() once the GPUs are known.
+  mutable WorkerPool pool_{1, config_.recycle_after};
   mutable std::vector<std::thread> starting_candidates_;  // the first workers' starts (prestart_candidates)
 };
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "process/child_process.hpp"
+#include "tritongym/support/child_process.hpp"
 #include "tritongym/sdk/status.hpp"
 
 namespace tritongym::triton_executor {

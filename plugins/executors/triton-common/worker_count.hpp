@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 
 namespace tritongym::triton_executor {
 

@@ -1,4 +1,4 @@
-#include "process/subprocess.hpp"
+#include "tritongym/support/subprocess.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "process/subprocess.hpp"
+#include "tritongym/support/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "process/child_process.hpp"
+#include "tritongym/support/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

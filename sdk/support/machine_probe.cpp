@@ -1,4 +1,4 @@
-#include "environment/machine_probe.hpp"
+#include "tritongym/support/machine_probe.hpp"
 
 #include <dlfcn.h>
 #include <sys/syscall.h>
@@ -13,7 +13,7 @@
 #include <regex>
 #include <sstream>
 
-#include "process/subprocess.hpp"
+#include "tritongym/support/subprocess.hpp"
 
 namespace tritongym::environment {
 namespace {
