@@ -30,6 +30,7 @@ boost::json::object task_json(const TaskSpec& task, bool full) {
     for (const auto& [dtype, value] : task.tolerance) tolerance[dtype] = {{"atol", value.atol}, {"rtol", value.rtol}};
     boost::system::error_code error;
     out["entry_parameters"] = parameters;
+    out["entry_scalars"] = boost::json::array(task.entry_scalars.begin(), task.entry_scalars.end());
     out["description"] = task.description;
     boost::json::value inputs = boost::json::parse(task.inputs_json, error);
     out["inputs"] = error ? boost::json::value(boost::json::array()) : inputs;

@@ -107,6 +107,30 @@ bytes: "8 * N"
   fs::remove_all(root);
 }
 
+// entry.scalars (the parameters make_inputs returns as Python numbers) reach the task; a name that is not a
+// parameter is refused where it is written.
+TEST_F(ShippedPlugins, DirectorySuiteReadsTheEntrysScalars) {
+  testing::TemporaryDirectory root;
+  std::filesystem::create_directories(root.path() / "suite" / "scale");
+  auto load = [&](const std::string& scalars) {
+    std::ofstream(root.path() / "suite" / "scale" / "task.yaml")
+        << "split: standard\ncategory: elementwise\nentry: {function: scale, parameters: [x, factor], scalars: ["
+        << scalars << "]}\ndescription: Return factor * x.\ndtypes: [float32]\nshapes:\n  visible: [{N: 1024}]\n"
+        << "bytes: \"2 * dtype_bytes * N\"\n";
+    auto suite = create<Suite>("tritongym.suite.directory", R"({"root":")" + root.path().string() + R"("})");
+    return (*suite)->load_tasks();
+  };
+  auto good = load("factor");
+  ASSERT_TRUE(good) << good.status().to_string();
+  ASSERT_EQ(good->size(), 1u);
+  EXPECT_EQ(good->front().entry_scalars, std::vector<std::string>{"factor"});
+  auto unknown = load("facter");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.status().message().find("entry.scalars names 'facter', which is not one of entry.parameters"),
+            std::string::npos) << unknown.status().message();
+  EXPECT_NE(unknown.status().location().find("scale/task.yaml:3:"), std::string::npos) << unknown.status().location();
+}
+
 TEST_F(ShippedPlugins, DirectorySuiteReadsWhatAnOodTaskSearchedAndRefusesAMalformedRecord) {
   testing::TemporaryDirectory root;
   auto load = [&](const std::string& ood_search) { return load_one_task(root, "ood", ood_search); };

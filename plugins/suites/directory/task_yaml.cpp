@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -204,9 +205,13 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
 
   YAML::Node entry = root["entry"];
   if (!entry) return reader.error(root, "missing required key 'entry' ({function: NAME, parameters: [..]})");
-  if (Status s = reader.check_keys(entry, {"function", "parameters"}, "entry"); !s.is_ok()) return s;
+  if (Status s = reader.check_keys(entry, {"function", "parameters", "scalars"}, "entry"); !s.is_ok()) return s;
   if (Status s = reader.string(entry, "function", task.entry_function, true); !s.is_ok()) return s;
   if (Status s = reader.strings(entry, "parameters", task.entry_parameters); !s.is_ok()) return s;
+  if (Status s = reader.strings(entry, "scalars", task.entry_scalars); !s.is_ok()) return s;
+  for (const auto& scalar : task.entry_scalars)
+    if (std::find(task.entry_parameters.begin(), task.entry_parameters.end(), scalar) == task.entry_parameters.end())
+      return reader.error(entry["scalars"], "entry.scalars names '" + scalar + "', which is not one of entry.parameters");
 
   if (Status s = reader.strings(root, "dtypes", task.dtypes); !s.is_ok()) return s;
   YAML::Node shapes = root["shapes"];

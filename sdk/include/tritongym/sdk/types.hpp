@@ -107,6 +107,7 @@ struct TaskSpec {
   std::string dsl;        // "triton", "gluon", ...
   std::string entry_function;                // name the candidate must define
   std::vector<std::string> entry_parameters;  // its parameter names, in order
+  std::vector<std::string> entry_scalars;     // those that are Python numbers where make_inputs draws the inputs
   std::string description;                    // what the model is told
   std::string directory;                      // absolute folder of the task
   std::string reference_path;                 // absolute path of reference.py ("" if none)
