@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
@@ -15,50 +17,116 @@
 #include "tasks/task_check.hpp"
 
 namespace tritongym::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writes audit.json and audit.md into `dir` through temporary files, so that a process stopped mid-write leaves
+// the previous task's complete table.
+Status write_audit(const fs::path& dir, const std::vector<tasks::TaskAudit>& audits, const std::string& executor_id) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  const std::pair<const char*, std::string> files[] = {
+      {"audit.json", boost::json::serialize(tasks::audit_json(audits, executor_id)) + "\n"},
+      {"audit.md", tasks::audit_markdown(audits, executor_id)}};
+  for (const auto& [name, text] : files) {
+    const fs::path partial = dir / (std::string(name) + ".partial");
+    std::ofstream(partial) << text;
+    fs::rename(partial, dir / name, error);
+    if (error) return Status(StatusCode::unavailable, "could not write " + (dir / name).string() + ": " + error.message());
+  }
+  return Status::ok();
+}
+
+// The audits `dir`/audit.json holds, for --resume: none where there is no such file; an error where it is not an
+// audit or another executor made it (its timings are not comparable).
+Result<std::vector<tasks::TaskAudit>> earlier_audits(const fs::path& dir, const std::string& executor_id) {
+  const fs::path path = dir / "audit.json";
+  if (!fs::exists(path)) return std::vector<tasks::TaskAudit>{};
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code error;
+  const boost::json::value document = boost::json::parse(text.str(), error);
+  if (error) return Status(StatusCode::invalid_argument, path.string() + " is not JSON: " + error.message());
+  const auto* executor = document.is_object() ? document.as_object().if_contains("executor") : nullptr;
+  if (!executor || !executor->is_string() || executor->get_string() != executor_id)
+    return Status(StatusCode::invalid_argument,
+                  path.string() + " was written by executor '" +
+                      (executor && executor->is_string() ? std::string(executor->get_string()) : std::string("?")) +
+                      "', not " + executor_id + ": its timings cannot be joined with this one's");
+  auto audits = tasks::audits_from_json(document);
+  if (!audits) return Status(audits.status().code(), path.string() + ": " + audits.status().message());
+  return audits;
+}
+
+}  // namespace
 
 int audit_tasks(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
                 const std::string& executor_id, const std::string& executor_config, const std::string& out_dir,
-                bool json) {
+                bool resume, bool json) {
+  if (resume && out_dir.empty()) {
+    std::cerr << "error: tasks audit --resume needs --out DIR (the folder whose audit.json it goes on from)\n";
+    return kExitUsage;
+  }
   // The oracle is the candidate: eager and torch.compile are its baselines; timing it again as one adds nothing.
   auto choice = make_task_executor(context, registry, executor_id, executor_config, {"eager", "compile"});
   if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   std::vector<tasks::TaskAudit> audits;
-  size_t done = 0;
+  std::set<std::string> audited;
+  if (resume) {
+    auto earlier = earlier_audits(out_dir, choice->id);
+    if (!earlier) {
+      print_error(earlier.status());
+      return kExitFailure;
+    }
+    // Only the chosen tasks: a resumed sweep over fewer tasks reports those.
+    std::set<std::string> chosen;
+    for (const auto& task : tasks) chosen.insert(task.id);
+    for (auto& audit : *earlier)
+      if (chosen.count(audit.task_id) && audited.insert(audit.task_id).second) audits.push_back(std::move(audit));
+    std::cerr << "tasks audit: " << audits.size() << " of " << tasks.size() << " tasks already audited in "
+              << out_dir << std::endl;
+  }
+  auto to_audit = [&](const TaskSpec& task) { return executor_runs(*choice, task) && !audited.count(task.id); };
+  size_t done = audits.size();
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& task = tasks[i];
+    if (audited.count(task.id)) continue;
     if (!executor_runs(*choice, task)) {
       std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id
                 << " skipped (Gluon has no interpreter)" << std::endl;
       continue;
     }
     for (size_t next = i + 1; next < tasks.size(); ++next)
-      if (executor_runs(*choice, tasks[next]) && !tasks[next].reference_path.empty()) {
+      if (to_audit(tasks[next]) && !tasks[next].reference_path.empty()) {
         choice->executor->expect(tasks::oracle_request(tasks[next]));
         break;
       }
     audits.push_back(tasks::audit_task(task, *choice->executor));
     const auto& audit = audits.back();
+    std::string rules;
+    for (const auto& found : audit.findings)
+      if (!found.exempt()) rules += (rules.empty() ? ": " : ", ") + found.rule + (found.shape.empty() ? "" : " " + found.shape);
     std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " "
-              << (audit.violations() ? std::to_string(audit.violations()) + " violation(s)" : std::string("ok"))
+              << (audit.violations() ? std::to_string(audit.violations()) + " violation(s)" + rules : std::string("ok"))
               << " in " << static_cast<int>(audit.seconds) << " s" << std::endl;
+    if (!out_dir.empty())
+      if (Status written = write_audit(out_dir, audits, choice->id); !written.is_ok()) {
+        print_error(written);
+        return kExitFailure;
+      }
   }
-  const boost::json::value document = tasks::audit_json(audits, choice->id);
-  const std::string markdown = tasks::audit_markdown(audits, choice->id);
-  if (!out_dir.empty()) {
-    std::error_code made;
-    std::filesystem::create_directories(out_dir, made);
-    std::ofstream(std::filesystem::path(out_dir) / "audit.json") << boost::json::serialize(document) << "\n";
-    std::ofstream(std::filesystem::path(out_dir) / "audit.md") << markdown;
-    if (made || !std::filesystem::exists(std::filesystem::path(out_dir) / "audit.md")) {
-      print_error(Status(StatusCode::unavailable, "could not write the audit into '" + out_dir + "'"));
+  if (!out_dir.empty())
+    if (Status written = write_audit(out_dir, audits, choice->id); !written.is_ok()) {
+      print_error(written);
       return kExitFailure;
     }
-  }
   if (json)
-    print_json(std::cout, document);
+    print_json(std::cout, tasks::audit_json(audits, choice->id));
   else
-    std::cout << markdown << "\n" << tasks::audit_summary(audits) << "\n";
+    std::cout << tasks::audit_markdown(audits, choice->id) << "\n" << tasks::audit_summary(audits) << "\n";
   for (const auto& audit : audits)
     if (audit.violations()) return kExitFailure;
   return kExitOk;

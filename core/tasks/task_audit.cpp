@@ -92,8 +92,17 @@ std::string rules_text() {
 const std::vector<std::string>& audit_rules() {
   static const std::vector<std::string> rules = {
       kRuleOraclePasses, kRuleOracleVsBaselines, kRuleFloorBelowOracle, kRuleOracleNearFloor, kRuleShapeAt20us,
-      kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct};
+      kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct, kRuleCategory};
   return rules;
+}
+
+const std::vector<std::string>& task_categories() {
+  static const std::vector<std::string> categories = {
+      "elementwise", "activation", "normalization", "reduction",  "scan",        "sort",
+      "matmul",      "quantization", "attention",   "attention-prep", "convolution", "pooling",
+      "resampling",  "loss",       "optimizer",     "memory",     "layout",      "moe-routing",
+      "sampling",    "semiring-matmul", "distance-argmin"};
+  return categories;
 }
 
 std::optional<double> AuditedShape::over_best_baseline() const {
@@ -125,6 +134,13 @@ std::vector<AuditFinding> audit_task_yaml(const TaskSpec& task) {
                                            kOddAlignment)));
   if (task.bytes_formula.empty())
     findings.push_back(finding(kRuleFormulas, "", "task.yaml has no `bytes:` formula: no shape has a floor"));
+  const auto& categories = task_categories();
+  if (std::find(categories.begin(), categories.end(), task.category) == categories.end()) {
+    std::string listed;
+    for (const auto& category : categories) listed += (listed.empty() ? "" : ", ") + category;
+    findings.push_back(finding(kRuleCategory, "", "category '" + task.category +
+                                                      "' is not one of docs/task-format.md's: " + listed));
+  }
   const auto& rules = audit_rules();
   for (const auto& [key, reason] : task.audit_exemptions) {
     const std::string rule = key.substr(0, key.find('@'));
@@ -334,6 +350,64 @@ std::string audit_markdown(const std::vector<TaskAudit>& audits, const std::stri
   if (!exemptions.empty()) out += "\n**Exemptions**\n\n" + exemptions;
   if (!unused.empty()) out += "\n**Exemptions that matched nothing here**\n\n" + unused;
   return out;
+}
+
+Result<std::vector<TaskAudit>> audits_from_json(const boost::json::value& document) {
+  auto wrong = [](const std::string& where) {
+    return Status(StatusCode::invalid_argument, "not an audit.json: " + where);
+  };
+  const auto* root = document.if_object();
+  const auto* tasks = root && root->if_contains("tasks") ? root->at("tasks").if_array() : nullptr;
+  if (!tasks) return wrong("no \"tasks\" array");
+  auto text = [](const boost::json::object& object, const char* key) {
+    const auto* value = object.if_contains(key);
+    return value && value->is_string() ? std::string(value->get_string()) : std::string();
+  };
+  auto number = [](const boost::json::object& object, const char* key) -> std::optional<double> {
+    const auto* value = object.if_contains(key);
+    if (!value || !value->is_number()) return std::nullopt;
+    return value->to_number<double>();
+  };
+  std::vector<TaskAudit> audits;
+  for (size_t i = 0; i < tasks->size(); ++i) {
+    const auto* entry = (*tasks)[i].if_object();
+    if (!entry || text(*entry, "task").empty()) return wrong("tasks[" + std::to_string(i) + "] has no \"task\"");
+    TaskAudit audit;
+    audit.task_id = text(*entry, "task");
+    audit.timed = entry->contains("timed") && entry->at("timed").is_bool() && entry->at("timed").get_bool();
+    audit.seconds = number(*entry, "seconds").value_or(0.0);
+    auto array_of = [&](const char* key) -> const boost::json::array* {
+      const auto* value = entry->if_contains(key);
+      return value ? value->if_array() : nullptr;
+    };
+    if (const auto* shapes = array_of("shapes"))
+      for (const auto& item : *shapes) {
+        const auto* object = item.if_object();
+        if (!object) return wrong("tasks[" + std::to_string(i) + "].shapes holds a non-object");
+        AuditedShape shape;
+        shape.shape = text(*object, "shape");
+        shape.passed = object->contains("passed") && object->at("passed").is_bool() && object->at("passed").get_bool();
+        shape.oracle_us = number(*object, "oracle_us");
+        shape.eager_us = number(*object, "eager_us");
+        shape.compile_us = number(*object, "compile_us");
+        shape.floor_us = number(*object, "floor_us");
+        shape.byte_count = number(*object, "bytes");
+        shape.flop_count = number(*object, "flops");
+        audit.shapes.push_back(std::move(shape));
+      }
+    if (const auto* findings = array_of("findings"))
+      for (const auto& item : *findings) {
+        const auto* object = item.if_object();
+        if (!object) return wrong("tasks[" + std::to_string(i) + "].findings holds a non-object");
+        audit.findings.push_back({text(*object, "rule"), text(*object, "shape"), text(*object, "detail"),
+                                  text(*object, "reason")});
+      }
+    if (const auto* unused = array_of("unused_exemptions"))
+      for (const auto& item : *unused)
+        if (item.is_string()) audit.unused_exemptions.emplace_back(item.get_string());
+    audits.push_back(std::move(audit));
+  }
+  return audits;
 }
 
 }  // namespace tritongym::tasks

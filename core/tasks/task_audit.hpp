@@ -26,7 +26,12 @@ inline constexpr const char* kRuleOddHeldOut = "odd-held-out";                //
 inline constexpr const char* kRuleLargerHeldOut = "larger-held-out";          // one larger than every visible
 inline constexpr const char* kRuleFormulas = "formulas";                      // a byte formula gives each floor
 inline constexpr const char* kRuleToleranceFails1Pct = "tolerance-fails-1pct";  // 1.01 x the oracle fails
+inline constexpr const char* kRuleCategory = "category";                      // one of task_categories()
 const std::vector<std::string>& audit_rules();
+
+// The categories a task's `category` may name: docs/task-format.md's table, "Categories" (a test holds the two
+// alike).
+const std::vector<std::string>& task_categories();
 
 // The bar's numbers.
 inline constexpr double kBaselineSlack = 1.03;       // oracle_us <= 1.03 x min(eager_us, compile_us)
@@ -83,5 +88,9 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor);
 boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id);
 std::string audit_markdown(const std::vector<TaskAudit>& audits, const std::string& executor_id);
 std::string audit_summary(const std::vector<TaskAudit>& audits);  // one line: tasks, shapes, violations, exempt
+
+// audit_json read back (`tasks audit --resume`: a sweep cut by a time limit goes on where it stopped). A document
+// that is not an audit gives an error that says where it is wrong.
+Result<std::vector<TaskAudit>> audits_from_json(const boost::json::value& document);
 
 }  // namespace tritongym::tasks

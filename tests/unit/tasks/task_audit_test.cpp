@@ -2,9 +2,13 @@
 // the rules that read task.yaml alone.
 #include "tasks/task_audit.hpp"
 
+#include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+
+#include "support/test_support.hpp"
 
 namespace tritongym::tasks {
 namespace {
@@ -31,6 +35,7 @@ std::multimap<std::string, std::string> rules_by_shape(const std::vector<AuditFi
 TaskSpec task_with_shapes() {
   TaskSpec task;
   task.id = "t/x";
+  task.category = "elementwise";
   task.bytes_formula = "4 * N";
   task.visible_shapes = {{"visible-0", {{"N", 1024}}}};
   task.held_out_shapes = {{"held-out-0", {{"N", 4099}}}};
@@ -53,8 +58,11 @@ TEST(TaskAudit, EachTimingRuleFiresOnItsShapeWithItsFigures) {
   EXPECT_EQ(found.find(kRuleShapeAt20us)->second, "held-out-2");
   EXPECT_EQ(found.count(kRuleLargerHeldOut), 0u);  // held-out-0 moves 9e8 bytes against the visible 4e8
   EXPECT_EQ(findings.size(), 4u);
-  for (const auto& finding : findings)
-    if (finding.rule == kRuleOracleVsBaselines) EXPECT_NE(finding.detail.find("0.96x"), std::string::npos) << finding.detail;
+  for (const auto& finding : findings) {
+    if (finding.rule == kRuleOracleVsBaselines) {
+      EXPECT_NE(finding.detail.find("0.96x"), std::string::npos) << finding.detail;
+    }
+  }
 }
 
 TEST(TaskAudit, LargerHeldOutReadsTheExecutorsBytesWhereItCountedThem) {
@@ -77,6 +85,54 @@ TEST(TaskAudit, TaskYamlRulesAndExemptionNames) {
   EXPECT_EQ(found.count(kRuleOddHeldOut), 1u);
   EXPECT_EQ(found.count(kRuleFormulas), 1u);
   EXPECT_EQ(found.count("audit-exempt"), 1u);  // "speedy"; the named rule with a shape is fine
+}
+
+// audit.json read back (tasks audit --resume) holds what was written: shapes, findings, exemptions, timings.
+TEST(TaskAudit, TheJsonTableReadsBackAsItWasWritten) {
+  TaskAudit audit;
+  audit.task_id = "t/x";
+  audit.timed = true;
+  audit.seconds = 12.5;
+  audit.shapes = {shape("visible-0", 30.0, 40.0, 35.0, 20.0, 4096.0)};
+  audit.findings = {{"oracle-near-floor", "visible-0", "reads 40%", ""}, {"formulas", "", "no floor", "a reason"}};
+  audit.unused_exemptions = {"shape-at-20us"};
+  auto back = audits_from_json(audit_json({audit}, "exec"));
+  ASSERT_TRUE(back.has_value()) << back.status().message();
+  ASSERT_EQ(back->size(), 1u);
+  const TaskAudit& read = back->front();
+  EXPECT_EQ(read.task_id, "t/x");
+  EXPECT_TRUE(read.timed);
+  EXPECT_DOUBLE_EQ(read.seconds, 12.5);
+  ASSERT_EQ(read.shapes.size(), 1u);
+  EXPECT_EQ(read.shapes[0].oracle_us, 30.0);
+  EXPECT_EQ(read.shapes[0].floor_us, 20.0);
+  EXPECT_EQ(read.shapes[0].byte_count, 4096.0);
+  EXPECT_FALSE(read.shapes[0].flop_count.has_value());
+  EXPECT_EQ(read.violations(), 1u);
+  EXPECT_EQ(read.findings[1].exemption, "a reason");
+  EXPECT_EQ(read.unused_exemptions, std::vector<std::string>{"shape-at-20us"});
+  EXPECT_EQ(audit_markdown(*back, "exec"), audit_markdown({audit}, "exec"));
+  auto wrong = audits_from_json(boost::json::parse(R"({"tasks": [{"shapes": []}]})"));
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_EQ(wrong.status().message(), "not an audit.json: tasks[0] has no \"task\"");
+}
+
+// docs/task-format.md's "Categories" table names exactly the categories the audit accepts, in its order.
+TEST(TaskAudit, TheCategoriesAreTheDocsTable) {
+  std::ifstream docs(testing::source_dir() + "/docs/task-format.md");
+  ASSERT_TRUE(docs.good());
+  std::vector<std::string> documented;
+  bool in_section = false;
+  for (std::string line; std::getline(docs, line);) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## Categories";
+    if (in_section && line.rfind("| `", 0) == 0) documented.push_back(line.substr(3, line.find('`', 3) - 3));
+  }
+  EXPECT_EQ(documented, task_categories());
+  TaskSpec task = task_with_shapes();
+  task.category = "fused";
+  EXPECT_EQ(rules_by_shape(audit_task_yaml(task)).count(kRuleCategory), 1u);
+  task.category = "normalization";
+  EXPECT_EQ(rules_by_shape(audit_task_yaml(task)).count(kRuleCategory), 0u);
 }
 
 TEST(TaskAudit, TheScaledOracleWrapsTheEntryPoint) {
