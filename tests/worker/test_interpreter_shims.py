@@ -60,6 +60,31 @@ def scale(x):
     return out
 '''
 
+# Casts with a bf16 or fp8 side, as the GPU rounds them: fp32 -> bf16 and fp32 -> fp8 e4m3 (saturating), int32
+# -> bf16 and bf16 -> int32, each written back as fp32 (five rows of the output).
+NARROW_CASTS = HEADER + '''
+@triton.jit
+def kernel(x, i, y, N: tl.constexpr):
+    offsets = tl.arange(0, N)
+    v = tl.load(x + offsets)
+    n = tl.load(i + offsets)
+    tl.store(y + offsets, v.to(tl.bfloat16).to(tl.float32))
+    tl.store(y + N + offsets, v.to(tl.float8e4nv).to(tl.float32))
+    tl.store(y + 2 * N + offsets, n.to(tl.bfloat16).to(tl.float32))
+    tl.store(y + 3 * N + offsets, v.to(tl.bfloat16).to(tl.int32).to(tl.float32))
+    tl.store(y + 4 * N + offsets, (v * 1000.0).to(tl.float8e4nv).to(tl.float32))
+
+
+def scale(x):
+    values = casts_input()
+    integers = torch.arange(-32, 32, dtype=torch.int32) * 1237 + 3
+    out = torch.empty(5 * 64, dtype=torch.float32)
+    kernel[(1,)](values, integers, out, N=64)
+    return out
+'''
+CASTS_INPUT = ("def casts_input():\n"
+               "    return torch.linspace(-7.7, 7.3, 64) * (1 + 2 ** -9) + 2 ** -20\n")
+
 
 INLINE_ASM = HEADER + '''
 @triton.jit
@@ -131,6 +156,20 @@ def test_a_bf16_dot_multiplies_the_values_not_their_bits(tmp_path):
     exec(BF16_TILE, scope)
     tile = scope["bf16_tile"](torch.arange(50.0)).float()
     assert torch.allclose(produced(reply), tile @ tile, rtol=1e-5)
+
+
+def test_narrow_float_casts_round_as_the_gpu_does(tmp_path):
+    reply = judge(tmp_path, NARROW_CASTS.replace("def scale", CASTS_INPUT + "\n\ndef scale"))
+    assert reply.get("verdict") is None, reply
+    scope = {"torch": torch}
+    exec(CASTS_INPUT, scope)
+    values = scope["casts_input"]()
+    integers = torch.arange(-32, 32, dtype=torch.int32) * 1237 + 3
+    e4m3 = torch.float8_e4m3fn
+    expected = torch.cat([values.to(torch.bfloat16).float(), values.to(e4m3).float(),
+                          integers.to(torch.bfloat16).float(), values.to(torch.bfloat16).to(torch.int32).float(),
+                          (values * 1000).clamp(-448, 448).to(e4m3).float()])
+    assert torch.equal(produced(reply), expected)
 
 
 def test_an_autotuned_kernel_takes_its_first_config_and_says_so(tmp_path):

@@ -149,6 +149,16 @@ def test_a_tasks_compute_unit_picks_the_rate_its_flops_are_held_to():
     assert set(baselines.COMPUTE_UNITS) == {"tensor", "tf32", "simt", "int", "memory"}
 
 
+def test_only_int8_inputs_reach_the_int8_tensor_rate():
+    ceilings = {**CEILINGS, "matrix_flops_per_s": {**CEILINGS["matrix_flops_per_s"], "int8": 1600e12}}
+    work = {"flops": 1e12}
+    assert baselines.speed_of_light_us(work, "int8", ceilings, "tensor") == pytest.approx(1e12 / 1600e12 * 1e6)
+    # fp16 work cannot run on the int8 units, nor int8 work on the fp8 ones.
+    assert baselines.speed_of_light_us(work, "float16", ceilings, "tensor") == pytest.approx(1e12 / 800e12 * 1e6)
+    del ceilings["matrix_flops_per_s"]["int8"]
+    assert baselines.speed_of_light_us(work, "int8", ceilings, "tensor") == pytest.approx(1e12 / 800e12 * 1e6)
+
+
 def test_bytes_are_held_to_the_best_memory_pattern_measured():
     work = {"bytes": 8e9}
     ceilings = {**CEILINGS, "memory_bytes_per_s": 4.4e12}

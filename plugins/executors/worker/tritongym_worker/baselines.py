@@ -84,7 +84,7 @@ class Cache:
 # on TF32 tensor cores; simt: fp32 FMAs on the CUDA cores (2 FLOPs each); int: int32 multiply-adds on the CUDA
 # cores (2 ops each); memory: no compute floor, bytes only.
 COMPUTE_UNITS = ("tensor", "tf32", "simt", "int", "memory")
-CEILINGS_METHOD = "v2: memory patterns, tensor rates per dtype and tf32, simt fp32 and int32 multiply-adds"
+CEILINGS_METHOD = "v3: memory patterns, tensor rates per dtype (int8 included) and tf32, simt fp32 and int32 multiply-adds"
 
 
 def measure_ceilings() -> dict[str, Any]:
@@ -110,6 +110,11 @@ def measure_ceilings() -> dict[str, Any]:
         scaled = lambda x, y: torch._scaled_mm(x, y, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
         rates["float8_e4m3fn"] = 2.0 * n ** 3 / (_median_us({"mm": scaled}, [a, b]) * 1e-6)
         rates["float8_e5m2"] = rates["float8_e4m3fn"]
+    if hasattr(torch, "_int_mm") and torch.cuda.get_device_capability(device) >= (8, 0):
+        # int8 tensor cores (IMMA): about twice the fp16 rate on sm_80 and sm_90, which an int8 GEMM's floor needs.
+        a = torch.randint(-128, 128, (n, n), device=device, dtype=torch.int8)
+        b = torch.randint(-128, 128, (n, n), device=device, dtype=torch.int8)
+        rates["int8"] = 2.0 * n ** 3 / (_median_us({"mm": torch._int_mm}, [a, b]) * 1e-6)
     simt = simt_rates(device)
     return {"copy_bytes_per_s": patterns["copy"], "memory_bytes_per_s": max(patterns.values()),
             "memory_patterns_bytes_per_s": patterns, "matrix_flops_per_s": rates, **simt,
@@ -216,8 +221,9 @@ def speed_of_light_us(work: dict[str, float], dtype: str, ceilings: dict[str, An
 
 def compute_rate(ceilings: dict[str, Any], dtype: str, unit: str) -> float:
     """FLOPs (or ops) per second of `unit` for work in `dtype`. tensor: the fastest tensor-core rate the dtype may
-    use (fp32 work may run as TF32 and 16-bit work as fp16/bf16; only fp8 inputs reach the fp8 rate). A rate this
-    machine's ceilings lack falls back to the fastest one measured, which can only lower the floor."""
+    use (fp32 work may run as TF32 and 16-bit work as fp16/bf16; only fp8 inputs reach the fp8 rate and only int8
+    inputs the int8 rate). A rate this machine's ceilings lack falls back to the fastest one measured, which can
+    only lower the floor."""
     rates = ceilings["matrix_flops_per_s"]
     fastest = max(rates.values())
     if unit == "simt":
@@ -226,7 +232,9 @@ def compute_rate(ceilings: dict[str, Any], dtype: str, unit: str) -> float:
         return float(ceilings.get("simt_int32_ops_per_s", fastest))
     if unit == "tf32":
         return float(rates.get("tf32", fastest))
-    usable = [value for name, value in rates.items() if dtype.startswith("float8") or not name.startswith("float8")]
+    narrow = ("float8", "int8")  # rates only inputs of that very format reach
+    usable = [value for name, value in rates.items()
+              if not name.startswith(narrow) or dtype.startswith(name.split("_")[0])]
     return max(usable or rates.values())
 
 

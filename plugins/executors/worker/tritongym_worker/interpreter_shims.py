@@ -8,6 +8,9 @@ candidate's. Shims, installed in the candidate's child before its code is import
 - a Python float argument is an fp32 scalar tensor, as on the GPU (the interpreter passed the bare float, so
   `eps.to(tl.float32)` failed); Python ints already were;
 - `tl.dot` of bf16 tiles multiplies the values, not their raw bits;
+- casts to and from bf16 and fp8 (e4m3, e5m2) round to nearest even, as the GPU does, fp8 saturating at its
+  largest finite value (the interpreter truncated fp32 to bf16, rounded fp32 to fp8 wrong where a value rounds
+  up into the next power of two, and cast integers to and from bf16 by their raw bits);
 - `libdevice` functions with a `tl` equivalent run as that equivalent; the others raise NotImplementedError
   naming the function (the interpreter would return None and fail later with a message that names nothing).
 
@@ -41,6 +44,7 @@ class Shims:
         self._first_config_autotune()
         _float_arguments_as_tensors()
         _bfloat16_dot()
+        _narrow_float_casts()
         _libdevice_on_tl()
         self._installed = True
         return True
@@ -98,6 +102,65 @@ def _bfloat16_dot() -> None:
         return original(builder, widen(a), widen(b), d, *rest)
 
     interpreter.InterpreterBuilder.create_dot = create_dot
+
+
+def _narrow_float_casts() -> None:
+    """Casts with a bf16 or fp8 side through torch's conversions (round to nearest even), which the interpreter
+    stores as raw 16- or 8-bit integers. An fp8 result saturates at the format's largest finite value, as the
+    GPU's cvt.rn.satfinite does; NaN stays NaN. A cast toward zero (`fp_downcast_rounding="rtz"`) and every other
+    cast keep the interpreter's own."""
+    import numpy as np
+    import torch
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    narrow = {tl.bfloat16: (torch.bfloat16, torch.int16)}
+    for name, torch_name in (("float8e4nv", "float8_e4m3fn"), ("float8e5", "float8_e5m2")):
+        if hasattr(tl, name) and hasattr(torch, torch_name):
+            narrow[getattr(tl, name)] = (getattr(torch, torch_name), torch.uint8)
+
+    def as_torch(handle: Any) -> Any:
+        data = np.ascontiguousarray(handle.data)
+        scalar = handle.dtype.scalar
+        if scalar in narrow:
+            signed = data.view(np.int16) if data.dtype == np.uint16 else data  # torch has no uint16 view
+            return torch.from_numpy(signed).view(narrow[scalar][0])
+        if data.dtype == np.bool_:
+            return torch.from_numpy(data.astype(np.uint8))
+        return torch.from_numpy(data)
+
+    def convert(handle: Any, dst_scalar: Any) -> Any:
+        value = as_torch(handle)
+        if dst_scalar in narrow:
+            dtype, storage = narrow[dst_scalar]
+            if dtype.is_floating_point and dtype.itemsize == 1:
+                largest = torch.finfo(dtype).max
+                value = value.float().clamp(-largest, largest)  # NaN passes through clamp
+            data = value.to(dtype).view(storage).numpy()
+            if data.dtype == np.int16:
+                data = data.view(np.uint16)
+        else:
+            target = torch.from_numpy(np.empty(0, interpreter._get_np_dtype(dst_scalar))).dtype
+            data = value.to(target).numpy()
+        return interpreter.TensorHandle(data, dst_scalar)
+
+    original_cast = interpreter.InterpreterBuilder.cast_impl
+    original_fp_to_fp = interpreter.InterpreterBuilder.create_fp_to_fp
+
+    def cast_impl(builder: Any, src: Any, dst_type: Any) -> Any:
+        if src.dtype.scalar in narrow or dst_type.scalar in narrow:
+            return convert(src, dst_type.scalar)
+        return original_cast(builder, src, dst_type)
+
+    def create_fp_to_fp(builder: Any, src: Any, dst_type: Any, rounding_mode: Any) -> Any:
+        if rounding_mode == interpreter._ir.ROUNDING_MODE.RTZ:
+            return original_fp_to_fp(builder, src, dst_type, rounding_mode)
+        if src.dtype.scalar in narrow or dst_type.scalar in narrow:
+            return convert(src, dst_type.scalar)
+        return original_fp_to_fp(builder, src, dst_type, rounding_mode)
+
+    interpreter.InterpreterBuilder.cast_impl = cast_impl
+    interpreter.InterpreterBuilder.create_fp_to_fp = create_fp_to_fp
 
 
 def _tanh(x: Any) -> Any:
