@@ -88,14 +88,14 @@ int check(const CliContext& context, plugins::Registry& registry, const std::vec
     std::cerr << "tasks check: " << ++done << " of " << tasks.size() << " " << task.id << " " << status
               << (seconds.empty() ? "" : " in " + seconds + " s") << std::endl;
   };
-  auto checked = [&](const TaskSpec& task) { return executor_runs(*choice, task); };
+  auto checked = [&](const TaskSpec& task) { return !executor_skips(*choice, task); };
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& task = tasks[i];
-    if (!checked(task)) {
+    if (auto why = executor_skips(*choice, task)) {
       ++skipped;
-      rows.push_back({task.id, "skipped", "-", "Gluon has no interpreter; checked on a GPU executor"});
-      results.push_back({{"task", task.id}, {"status", "skipped"}, {"reason", "Gluon has no interpreter"}});
-      progress(task, "skipped", "");
+      rows.push_back({task.id, "skipped", "-", *why});
+      results.push_back({{"task", task.id}, {"status", "skipped"}, {"reason", *why}});
+      progress(task, "skipped (" + *why + ")", "");
       continue;
     }
     spdlog::info("checking {}", task.id);

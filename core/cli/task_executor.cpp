@@ -27,8 +27,11 @@ Result<environment::ExecutorChoice> make_task_executor(const CliContext& context
   });
 }
 
-bool executor_runs(const environment::ExecutorChoice& executor, const TaskSpec& task) {
-  return !(executor.id == environment::kInterpreterExecutor && task.dsl == "gluon");
+std::optional<std::string> executor_skips(const environment::ExecutorChoice& executor, const TaskSpec& task) {
+  const std::vector<std::string> dsls = executor.executor->info().dsls;
+  const std::string dsl = task.dsl.empty() ? "triton" : task.dsl;
+  if (dsls.empty() || std::find(dsls.begin(), dsls.end(), dsl) != dsls.end()) return std::nullopt;
+  return executor.id + " does not run " + dsl + " kernels; a GPU executor does";
 }
 
 }  // namespace tritongym::cli

@@ -19,8 +19,8 @@ Result<environment::ExecutorChoice> make_task_executor(const CliContext& context
                                                        const std::string& executor_config,
                                                        const std::vector<std::string>& default_baselines);
 
-// Whether `executor` can run `task`'s oracle: Gluon has no interpreter, so its tasks are checked and audited on a
-// GPU executor only. The one place the task commands decide it.
-bool executor_runs(const environment::ExecutorChoice& executor, const TaskSpec& task);
+// Why `executor` cannot run `task`'s oracle (its ExecutorInfo::dsls lacks the task's DSL: the interpreter runs no
+// Gluon), or nothing when it can. The one place the task commands decide it.
+std::optional<std::string> executor_skips(const environment::ExecutorChoice& executor, const TaskSpec& task);
 
 }  // namespace tritongym::cli

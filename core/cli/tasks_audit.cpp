@@ -89,14 +89,14 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     std::cerr << "tasks audit: " << audits.size() << " of " << tasks.size() << " tasks already audited in "
               << out_dir << std::endl;
   }
-  auto to_audit = [&](const TaskSpec& task) { return executor_runs(*choice, task) && !audited.count(task.id); };
+  auto to_audit = [&](const TaskSpec& task) { return !executor_skips(*choice, task) && !audited.count(task.id); };
   size_t done = audits.size();
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& task = tasks[i];
     if (audited.count(task.id)) continue;
-    if (!executor_runs(*choice, task)) {
-      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id
-                << " skipped (Gluon has no interpreter)" << std::endl;
+    if (auto why = executor_skips(*choice, task)) {
+      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " skipped (" << *why << ")"
+                << std::endl;
       continue;
     }
     for (size_t next = i + 1; next < tasks.size(); ++next)

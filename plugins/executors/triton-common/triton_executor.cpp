@@ -247,6 +247,7 @@ ExecutorInfo TritonExecutor::info() const noexcept {
   info.reports_performance = target_ == Target::cuda;
   if (target_ == Target::interpreter) {
     info.device = "cpu (Triton interpreter)";
+    info.dsls = {"triton"};  // Gluon kernels compile for a GPU only
   } else {
     std::lock_guard lock(reference_mutex_);
     info.device = reference_ ? text_of(reference_->hello(), "device_name") : "cuda";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tritongym/sdk/status.hpp"
 #include "tritongym/sdk/types.hpp"
@@ -12,6 +13,9 @@ struct ExecutorInfo {
   std::string device;            // "NVIDIA H200", "cpu (Triton interpreter)"
   bool reports_performance = false;  // false: latencies are not comparable performance numbers
   int64_t parallel_slots = 1;    // evaluations it can run at once
+  // The DSLs (task.yaml's `dsl`) whose kernels it can run; empty: every one. `tasks check` and `tasks audit`
+  // skip, and say so, a task in a DSL its executor does not run.
+  std::vector<std::string> dsls;
 };
 
 class Executor {
