@@ -29,6 +29,7 @@ table.sortable th[aria-sort="descending"]::after { content: " \25BC"; }
 .verdict-passed { color: var(--good); font-weight: 600; }
 .verdict-failed { color: var(--bad); font-weight: 600; }
 tr.weak-oracle td { color: var(--bad); }
+.unconfined { color: var(--bad); font-size: 0.85em; border: 1px solid var(--bad); border-radius: 3px; padding: 0 3px; }
 .matrix td { text-align: center; }
 .matrix .metric { display: block; }
 .plots { display: flex; flex-wrap: wrap; gap: 24px; }

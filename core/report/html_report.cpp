@@ -268,7 +268,8 @@ std::string episodes_table(const Report& report) {
     html += fmt::format(R"(<tr><td data-value="{0}"><a href="#episode/{0}">{0}</a></td>)", view.number) +
             text_cell(record.key.task_id) + text_cell(record.key.model) + text_cell(record.key.workflow) +
             number_cell(std::to_string(record.key.sample), record.key.sample) + text_cell(record.split) +
-            fmt::format(R"(<td class="text {}">{}</td>)", verdict_class(record.verdict), html_escape(record.verdict)) +
+            fmt::format(R"(<td class="text {}">{}{}</td>)", verdict_class(record.verdict), html_escape(record.verdict),
+                        view.unconfined ? R"html( <span class="unconfined" title="ran without the sandbox's full confinement (sandbox: best_effort)">unconfined</span>)html" : "") +
             number_cell(std::to_string(record.attempts), record.attempts) +
             number_cell(record.first_passing_attempt ? std::to_string(record.first_passing_attempt) : "—",
                         record.first_passing_attempt ? std::optional<double>(record.first_passing_attempt) : std::nullopt) +
@@ -336,10 +337,12 @@ std::string episode_view(const EpisodeView& view, const TranscriptLoader& load_t
                                            record.key.model, record.key.workflow, record.key.sample)) +
           "</h2>";
   html += fmt::format(R"(<p class="{}">{}</p>)", verdict_class(record.verdict), html_escape(record.verdict));
-  std::string flags;
+  std::string flags, warnings;
   for (const auto& flag : record.flags) flags += (flags.empty() ? "" : "; ") + flag;
+  for (const auto& warning : record.warnings) warnings += (warnings.empty() ? "" : "; ") + warning;
   html += "<dl class=\"facts\">" + fact("split", record.split) + fact("category", record.category) +
           fact("message", record.message) + (flags.empty() ? "" : fact("flags", flags)) +
+          (warnings.empty() ? "" : fact("warnings", warnings)) +
           fact("attempts", std::to_string(record.attempts)) +
           fact("first passing attempt",
                record.first_passing_attempt ? std::to_string(record.first_passing_attempt) : "none") +

@@ -93,6 +93,7 @@ json::object episode_json(const EpisodeView& view) {
           {"verdict", record.verdict},
           {"message", record.message},
           {"flags", flags},
+          {"unconfined", view.unconfined},
           {"final_code_source", record.final_code_source},
           {"attempts", record.attempts},
           {"first_passing_attempt", record.first_passing_attempt},

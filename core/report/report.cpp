@@ -56,6 +56,8 @@ Report build_report(const results::RunInfo& run, const std::vector<results::Epis
     EpisodeView view;
     view.number = static_cast<int64_t>(report.episodes.size()) + 1;
     view.record = *episode;
+    view.unconfined = std::any_of(episode->warnings.begin(), episode->warnings.end(),
+                                  [](const std::string& warning) { return warning.rfind("[unconfined]", 0) == 0; });
     if (run.reports_performance) {
       view.speedup_over_oracle = metrics::speedup_over_oracle(*episode);
       view.speedup_over_eager = metrics::speedup_over_eager(*episode);

@@ -24,6 +24,9 @@ struct EpisodeView {
   std::optional<double> speedup_over_compile;
   std::optional<double> speed_of_light_fraction;
   std::optional<double> speedup_over_best;  // over min(eager, compile, oracle) per shape
+  // The candidate ran without the sandbox's full confinement (an "[unconfined]" warning on its final score):
+  // its result stands, and every view marks it.
+  bool unconfined = false;
 };
 
 // What a run's final scores say of one task's oracle (from the first episode whose shapes carry its timing):

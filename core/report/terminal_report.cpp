@@ -142,6 +142,19 @@ void write_weak_oracles(std::ostringstream& out, const Report& report) {
   if (!rows.empty()) write_table(out, {"task", "oracle vs best baseline", "oracle SoL%"}, rows);
 }
 
+// Results judged without the sandbox's full confinement (sandbox: best_effort): listed, so that no reader takes
+// them for confined ones.
+void write_unconfined(std::ostringstream& out, const Report& report) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& view : report.episodes)
+    if (view.unconfined)
+      rows.push_back({std::to_string(view.number), view.record.key.task_id, view.record.key.model, view.record.verdict});
+  if (rows.empty()) return;
+  out << "\nunconfined: " << rows.size() << " of " << report.episodes.size()
+      << " final scores ran without the sandbox's full confinement (sandbox: best_effort)\n";
+  write_table(out, {"episode", "task", "model", "verdict"}, rows);
+}
+
 }  // namespace
 
 std::string render_terminal(const Report& report) {
@@ -157,6 +170,7 @@ std::string render_terminal(const Report& report) {
   write_cost(out, report);
   write_failure_modes(out, report);
   write_weak_oracles(out, report);
+  write_unconfined(out, report);
   return out.str();
 }
 

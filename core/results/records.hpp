@@ -56,6 +56,9 @@ struct EpisodeRecord {
   std::string verdict;
   std::string message;                  // the final score's message, or what went wrong
   std::vector<std::string> flags;       // anti-cheat reasons when verdict is "flagged"
+  // The final score's warnings (its evaluation row holds them): "[unconfined] ..." when the candidate ran without
+  // the sandbox's full confinement (sandbox: best_effort), which the report marks.
+  std::vector<std::string> warnings;
   std::string final_code;
   std::string final_code_source;        // "workflow" | "last candidate" | "none"
   std::vector<ShapeRecord> shapes;      // visible and held-out, from the final score

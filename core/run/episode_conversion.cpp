@@ -91,6 +91,7 @@ ConvertedEpisode convert_episode(const results::EpisodeKey& key, const TaskSpec&
     record.verdict = verdict_name(score.verdict);
     record.message = score.message;
     record.flags = score.flags;
+    record.warnings = score.warnings;
     for (const auto& outcome : score.shapes) {
       results::ShapeRecord shape;
       shape.shape = outcome.shape;

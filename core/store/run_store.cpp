@@ -334,7 +334,10 @@ Result<std::vector<EpisodeRecord>> RunStore::load_episodes() const {
   auto statement = database_->prepare(
       "SELECT episode_key, task_id, model, workflow, sample, split, category, verdict, message, flags_json, final_code,"
       " final_code_source, attempts, first_passing_attempt, turns, tool_calls, input_tokens, output_tokens, dollars,"
-      " gpu_seconds, wall_seconds, started_at, finished_at FROM episodes ORDER BY task_id, model, workflow, sample");
+      " gpu_seconds, wall_seconds, started_at, finished_at,"
+      " (SELECT warnings_json FROM evaluations WHERE evaluations.episode_key = episodes.episode_key"
+      "  AND stage = 'final_score' ORDER BY position DESC LIMIT 1)"
+      " FROM episodes ORDER BY task_id, model, workflow, sample");
   if (!statement) return statement.status();
   auto shapes = database_->prepare(
       "SELECT shape, passed, max_abs_error, candidate_us, eager_us, compile_us, oracle_us, speed_of_light_us"
@@ -365,6 +368,7 @@ Result<std::vector<EpisodeRecord>> RunStore::load_episodes() const {
     episode.wall_seconds = statement->real(20);
     episode.started_at = statement->text(21);
     episode.finished_at = statement->text(22);
+    if (std::string warnings = statement->text(23); !warnings.empty()) episode.warnings = strings_from_json(warnings);
     shapes->reset();
     shapes->bind(1, statement->text(0));
     while (true) {

@@ -140,6 +140,29 @@ TEST(Report, ShowsEachOraclesStandingAndPerfVsBest) {
             std::string::npos);
 }
 
+// A final score judged without the sandbox's full confinement is marked in every view; the others are not.
+TEST(Report, MarksEveryUnconfinedResult) {
+  auto episodes = test_data::synthetic_episodes();
+  episodes[1].warnings = {"[unconfined] the candidate ran without the sandbox's full confinement (sandbox: "
+                          "best_effort): network namespace"};
+  episodes[2].warnings = {"some other warning"};
+  const Report report = build_report(test_data::synthetic_run(true), episodes);
+  size_t marked = 0;
+  for (const auto& view : report.episodes) marked += view.unconfined ? 1 : 0;
+  EXPECT_EQ(marked, 1u);
+  const std::string terminal = render_terminal(report);
+  EXPECT_NE(terminal.find("unconfined: 1 of " + std::to_string(episodes.size()) + " final scores ran without"),
+            std::string::npos) << terminal;
+  auto document = boost::json::parse(render_json(report)).as_object();
+  size_t in_json = 0;
+  for (const auto& episode : document.at("episodes").as_array()) in_json += episode.at("unconfined").as_bool() ? 1 : 0;
+  EXPECT_EQ(in_json, 1u);
+  const std::string html = render_html(report, test_data::synthetic_transcript);
+  EXPECT_EQ(count_of(html, "<span class=\"unconfined\""), 1u);
+  EXPECT_NE(html.find("<dt>warnings</dt>"), std::string::npos);
+  EXPECT_EQ(render_terminal(synthetic_report(true)).find("unconfined:"), std::string::npos);
+}
+
 TEST(HtmlReport, EscapesEveryStringFromTheRun) {
   const std::string html = render_html(synthetic_report(true), test_data::synthetic_transcript);
   EXPECT_EQ(html.find(kInjection), std::string::npos);

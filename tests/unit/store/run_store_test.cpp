@@ -150,6 +150,7 @@ TEST(RunStore, RoundTripsEveryFieldOfAnEpisodeAndItsTranscript) {
   EXPECT_EQ(got.verdict, want.verdict);
   EXPECT_EQ(got.message, want.message);
   EXPECT_EQ(got.flags, want.flags);
+  EXPECT_EQ(got.warnings, (std::vector<std::string>{"w1", "w2"}));  // the final score's, from its evaluation row
   EXPECT_EQ(got.final_code, want.final_code);
   EXPECT_EQ(got.final_code_source, want.final_code_source);
   ASSERT_EQ(got.shapes.size(), 2u);
