@@ -21,7 +21,7 @@ import torch
 
 from one_case import request
 from one_case import role as fork_server
-from tritongym_worker import sandbox
+from tritongym_worker import sandbox, sandbox_landlock, sandbox_seccomp
 from tritongym_worker.sandbox import landlock_abi
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -321,7 +321,7 @@ def test_the_seccomp_filter_alone_refuses_every_socket_but_a_stream_pair():
             if libc.syscall(number, *arguments) < 0:
                 raise OSError(ctypes.get_errno(), "")
 
-        numbers = sandbox._SYSCALLS[os.uname().machine]
+        numbers = sandbox_seccomp._SYSCALLS[os.uname().machine]
         return {"taken": taken["network"],
                 "inet": _try(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),
                 "inet6": _try(lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)),
@@ -456,7 +456,7 @@ def test_a_candidate_cannot_trace_another_process(tmp_path):
 
 def _unconfinable(monkeypatch):
     """A machine without Landlock and without seccomp, as the children of this test's fork server see it."""
-    monkeypatch.setattr(sandbox, "landlock_abi", lambda: 0)
+    monkeypatch.setattr(sandbox_landlock, "landlock_abi", lambda: 0)  # where confine reads it
     monkeypatch.setattr(sandbox, "refuse_sockets", lambda inet_allowed: {
         "network": "", "problem": "seccomp(SECCOMP_SET_MODE_FILTER): Invalid argument", "seconds": 0.0})
 
