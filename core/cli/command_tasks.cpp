@@ -16,6 +16,7 @@
 #include "environment/executor_choice.hpp"
 #include "tasks/task_check.hpp"
 #include "tasks/task_json.hpp"
+#include "plugins/default_plugins.hpp"
 
 namespace tritongym::cli {
 
@@ -23,7 +24,7 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* kDirectorySuite = "tritongym.suite.directory";
+using plugins::kDirectorySuite;
 
 std::string shapes_text(const std::vector<ShapeSpec>& shapes) {
   std::string text;

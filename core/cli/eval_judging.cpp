@@ -11,13 +11,14 @@
 #include "tritongym/sdk/did_you_mean.hpp"
 #include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/suite.hpp"
+#include "plugins/default_plugins.hpp"
 
 namespace tritongym::cli {
 
 Result<TaskSpec> TaskFinder::find(const std::string& id) {
   std::lock_guard lock(mutex_);
   if (!tasks_) {
-    const std::string suite_id = "tritongym.suite.directory";
+    const std::string suite_id = plugins::kDirectorySuite;
     boost::json::object config{{"root", std::filesystem::absolute(root_).string()}};
     auto suite = registry_.create<Suite>(suite_id, plugin_context(context_, registry_, suite_id,
                                                                   boost::json::serialize(config), "--root"));
@@ -49,7 +50,7 @@ Result<std::string> read_candidate(const std::string& path) {
 
 Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
                                const TaskSpec& task, const std::string& code, const JudgeOptions& options) {
-  std::string dsl_id = "tritongym.dsl." + task.dsl;
+  std::string dsl_id = plugins::dsl_plugin_id(task.dsl);
   std::unique_ptr<Dsl> dsl;
   if (registry.contains(plugins::PluginKind::dsl, dsl_id)) {
     static std::mutex dsl_mutex;  // a batch judges several candidates at once; a DSL plugin is made per check

@@ -8,6 +8,7 @@
 #include "config/overrides.hpp"
 #include "config/schema.hpp"
 #include "config/yaml_loader.hpp"
+#include "plugins/default_plugins.hpp"
 
 namespace tritongym::config {
 namespace {
@@ -168,7 +169,7 @@ Result<RunConfig> load_run_config(const std::string& path, const std::vector<std
 
   for (const auto& suite : root.find("suites")->items()) {
     SuiteChoice choice;
-    choice.plugin = choose(suite, "plugin", "tritongym.suite.directory");
+    choice.plugin = choose(suite, "plugin", plugins::kDirectorySuite);
     choice.task_ids = strings(suite.find("tasks"));
     choice.splits = strings(suite.find("splits"));
     read_optional(suite, "limit", choice.limit);

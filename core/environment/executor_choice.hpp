@@ -4,13 +4,14 @@
 #include <memory>
 #include <string>
 
+#include "plugins/default_plugins.hpp"
 #include "plugins/registry.hpp"
 #include "tritongym/sdk/executor.hpp"
 
 namespace tritongym::environment {
 
-inline constexpr const char* kCudaExecutor = "tritongym.executor.triton-cuda";
-inline constexpr const char* kInterpreterExecutor = "tritongym.executor.triton-interpreter";
+inline constexpr const char* kCudaExecutor = plugins::kCudaExecutor;
+inline constexpr const char* kInterpreterExecutor = plugins::kInterpreterExecutor;
 
 struct ExecutorChoice {
   std::string id;

@@ -23,6 +23,7 @@
 #include "store/run_store.hpp"
 #include "tasks/task_digest.hpp"
 #include "tasks/task_json.hpp"
+#include "plugins/default_plugins.hpp"
 
 namespace tritongym::run {
 
@@ -108,7 +109,7 @@ Result<RunResources> prepare(const config::RunConfig& run, const plugins::Regist
     resources.models.push_back(std::move(replayed.value()));
   }
   for (const auto& task : resources.tasks) {
-    std::string dsl_id = "tritongym.dsl." + task.dsl;
+    std::string dsl_id = plugins::dsl_plugin_id(task.dsl);
     if (resources.dsls.count(task.dsl) || !registry.contains(plugins::PluginKind::dsl, dsl_id)) continue;
     auto dsl = registry.create<Dsl>(dsl_id, make_context(dsl_id, "{}", "task " + task.id));
     if (!dsl) return with_role(dsl.status(), "DSL of task " + task.id);
