@@ -111,8 +111,8 @@ def _tridiag_kernel(a_ptr, b_ptr, c_ptr, d_ptr, x_ptr, sc_ptr, B, N, ROW_STRIDE,
         m00, m01, m10, m11, m20, m21 = n00, n01, n10, n11, n20, n21
     s = _pow2_scale(m11)
     # (2) scan of the chunk totals across chunks, shifted by one chunk: E = product of all earlier chunks. The
-    # shift goes through a per-program scratch row (store, block barrier, load at g - 1), which keeps the big
-    # register tiles in their load layout
+    # shift goes through a per-program scratch row (store, block barrier, load at g - 1, read from L2), which
+    # keeps the big register tiles in their load layout
     t = tl.associative_scan((m00 * s, m01 * s, m10 * s, m11 * s, m20 * s, m21 * s, m22 * s), 1, _mobius_combine)
     sc = sc_ptr + rows.to(tl.int64)[:, None] * (4 * G)
     tl.store(sc + g[None, :], t[1])
@@ -122,9 +122,9 @@ def _tridiag_kernel(a_ptr, b_ptr, c_ptr, d_ptr, x_ptr, sc_ptr, B, N, ROW_STRIDE,
     gd = col0 // 16  # chunk index in the data layout
     sc_d = sc_ptr + _quarters(tl.broadcast_to(rows.to(tl.int64)[:, None, None] * (4 * G), [ROWS, G, 4]))[0]
     has_prev = gd > 0  # E = identity before the first chunk: second column (0, 1, 0)
-    p = tl.load(sc_d + gd - 1, mask=has_prev, other=0.0)
-    q = tl.load(sc_d + G + gd - 1, mask=has_prev, other=1.0)
-    r = tl.load(sc_d + 2 * G + gd - 1, mask=has_prev, other=0.0)
+    p = tl.load(sc_d + gd - 1, mask=has_prev, other=0.0, cache_modifier=".cg")
+    q = tl.load(sc_d + G + gd - 1, mask=has_prev, other=1.0, cache_modifier=".cg")
+    r = tl.load(sc_d + 2 * G + gd - 1, mask=has_prev, other=0.0, cache_modifier=".cg")
     # (3) v_j = T_j v_{j-1} through the chunk: c'_j = p_j / q_j, d'_j = r_j / q_j
     cps = ()
     dps = ()
@@ -144,7 +144,7 @@ def _tridiag_kernel(a_ptr, b_ptr, c_ptr, d_ptr, x_ptr, sc_ptr, B, N, ROW_STRIDE,
     tm, tk = tl.associative_scan((cm, ck_), 1, _affine_combine, reverse=True)
     tl.store(sc + 3 * G + g[None, :], tk)
     tl.debug_barrier()
-    x = tl.load(sc_d + 3 * G + gd + 1, mask=gd + 1 < G, other=0.0)  # x at the first row of the next chunk
+    x = tl.load(sc_d + 3 * G + gd + 1, mask=gd + 1 < G, other=0.0, cache_modifier=".cg")  # x at the first row of the next chunk
     xs = ()
     for k in tl.static_range(15, -1, -1):
         x = dps[k] - cps[k] * x
