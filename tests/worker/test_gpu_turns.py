@@ -227,7 +227,7 @@ class _TimedGuard:
 
 
 def test_the_host_hears_when_the_timed_calls_are_done(tmp_path, monkeypatch):
-    import tritongym_worker.candidate as candidate
+    import tritongym_worker.candidate_child as candidate
 
     monkeypatch.setattr(candidate, "_TimingGuard", _TimedGuard)  # forked children inherit it
     host = Host()
@@ -253,7 +253,7 @@ def double(x):
 
 
 def test_a_byte_out_of_turn_is_not_passed_on_and_the_child_waits_until_its_limit(tmp_path, monkeypatch):
-    import tritongym_worker.candidate as candidate
+    import tritongym_worker.candidate_child as candidate
 
     monkeypatch.setattr(candidate, "_TimingGuard", _TimedGuard)
     host = Host()
@@ -316,7 +316,7 @@ def test_the_host_hears_no_turn_before_the_next_child_has_readied_itself(tmp_pat
     # The next child is forked as this one starts and readies itself meanwhile (on CUDA: a context, whose creation
     # keeps the GPU busy). The host may let go of this evaluation's share at any turn, so none is passed on before
     # the next child has said it is ready: its readying falls under this evaluation's share.
-    import tritongym_worker.candidate as candidate
+    import tritongym_worker.candidate_child as candidate
 
     readied = tmp_path / "readied"
     readied.mkdir()

@@ -91,11 +91,11 @@ def test_trace_hook_and_torch_function_mode():
 
 
 def test_worker_functions_are_watched(restore):
-    from tritongym_worker import candidate
+    from tritongym_worker import candidate_child
     snapshot = integrity.Snapshot.take()
-    assert "tritongym_worker.candidate._check_outputs" in snapshot.names
-    restore(candidate, "_check_outputs", lambda *a: "")
-    assert snapshot.changed() == ["tritongym_worker.candidate._check_outputs"]
+    assert "tritongym_worker.candidate_child._check_outputs" in snapshot.names
+    restore(candidate_child, "_check_outputs", lambda *a: "")
+    assert snapshot.changed() == ["tritongym_worker.candidate_child._check_outputs"]
 
 
 def test_thread_started_after_the_baseline_is_named():
@@ -151,7 +151,7 @@ def test_os_thread_without_python_thread_is_named():
 
 
 def test_os_threads_a_harness_step_starts_join_the_baseline():
-    """CUPTI starts after the candidate's checks (candidate._TimingGuard.start_tracing): the threads it starts are
+    """CUPTI starts after the candidate's checks (candidate_child._TimingGuard.start_tracing): the threads it starts are
     the harness's. A thread the candidate starts later is still named."""
     import os
     if not os.path.isdir("/proc/self/task"):

@@ -94,7 +94,7 @@ class _SlowAhead:
 
 
 def test_a_run_is_answered_only_once_the_next_spare_has_readied_itself(tmp_path, monkeypatch):
-    import tritongym_worker.candidate as candidate
+    import tritongym_worker.candidate_child as candidate
 
     readied = tmp_path / "readied"
     readied.mkdir()
