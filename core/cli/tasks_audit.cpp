@@ -95,8 +95,16 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     const TaskSpec& task = tasks[i];
     if (audited.count(task.id)) continue;
     if (auto why = executor_skips(*choice, task)) {
-      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " skipped (" << *why << ")"
+      audits.push_back(tasks::audit_task_yaml_only(task));
+      const size_t violations = audits.back().violations();
+      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " task.yaml rules only ("
+                << *why << "): " << (violations ? std::to_string(violations) + " violation(s)" : std::string("ok"))
                 << std::endl;
+      if (!out_dir.empty())
+        if (Status written = write_audit(out_dir, audits, choice->id); !written.is_ok()) {
+          print_error(written);
+          return kExitFailure;
+        }
       continue;
     }
     for (size_t next = i + 1; next < tasks.size(); ++next)

@@ -277,6 +277,14 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
   return audit;
 }
 
+TaskAudit audit_task_yaml_only(const TaskSpec& task) {
+  TaskAudit audit;
+  audit.task_id = task.id;
+  audit.findings = audit_task_yaml(task);
+  apply_exemptions(task, audit);
+  return audit;
+}
+
 boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id) {
   auto optional = [](std::optional<double> value) { return value ? boost::json::value(*value) : boost::json::value(); };
   boost::json::array tasks;

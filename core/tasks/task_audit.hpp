@@ -84,6 +84,10 @@ std::string scaled_oracle_source(const TaskSpec& task, const std::string& oracle
 // scaled oracle at the test stage; applies task.yaml's exemptions.
 TaskAudit audit_task(const TaskSpec& task, Executor& executor);
 
+// The rules of task.yaml alone, with its exemptions applied: for a task the executor cannot run (a Gluon task on
+// the interpreter), whose oracle is then neither judged nor timed.
+TaskAudit audit_task_yaml_only(const TaskSpec& task);
+
 // The audit of several tasks as JSON ({executor, tasks: [...], summary}) and as a Markdown table.
 boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id);
 std::string audit_markdown(const std::vector<TaskAudit>& audits, const std::string& executor_id);

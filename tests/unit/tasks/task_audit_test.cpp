@@ -135,6 +135,21 @@ TEST(TaskAudit, TheCategoriesAreTheDocsTable) {
   EXPECT_EQ(rules_by_shape(audit_task_yaml(task)).count(kRuleCategory), 0u);
 }
 
+// A task the executor cannot run still has its task.yaml held to the bar, with its exemptions.
+TEST(TaskAudit, ATaskTheExecutorCannotRunGetsItsYamlRules) {
+  TaskSpec task = task_with_shapes();
+  task.category = "fused";
+  task.bytes_formula.clear();
+  task.audit_exemptions = {{"formulas", "a reason"}};
+  const TaskAudit audit = audit_task_yaml_only(task);
+  EXPECT_EQ(audit.task_id, "t/x");
+  EXPECT_FALSE(audit.timed);
+  EXPECT_EQ(audit.violations(), 1u);  // the category; the formula is exempt
+  ASSERT_EQ(audit.findings.size(), 2u);
+  EXPECT_EQ(rules_by_shape(audit.findings).count(kRuleCategory), 1u);
+  EXPECT_TRUE(audit.unused_exemptions.empty());
+}
+
 TEST(TaskAudit, TheScaledOracleWrapsTheEntryPoint) {
   TaskSpec task;
   task.entry_function = "softmax";
