@@ -14,9 +14,9 @@
 #include "cli/task_executor.hpp"
 #include "cli/tasks_audit.hpp"
 #include "environment/executor_choice.hpp"
+#include "plugins/default_plugins.hpp"
 #include "tasks/task_check.hpp"
 #include "tasks/task_json.hpp"
-#include "plugins/default_plugins.hpp"
 
 namespace tritongym::cli {
 

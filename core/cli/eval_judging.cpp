@@ -8,10 +8,10 @@
 
 #include "cli/plugin_loading.hpp"
 #include "judging/dsl_rule.hpp"
+#include "plugins/default_plugins.hpp"
 #include "tritongym/sdk/did_you_mean.hpp"
 #include "tritongym/sdk/dsl.hpp"
 #include "tritongym/sdk/suite.hpp"
-#include "plugins/default_plugins.hpp"
 
 namespace tritongym::cli {
 

@@ -12,10 +12,10 @@
 
 #include "config/config_node.hpp"
 #include "environment/executor_choice.hpp"
-#include "tritongym/support/machine_probe.hpp"
 #include "environment/machine_report_json.hpp"
 #include "episode/episode_runner.hpp"
 #include "log/logging.hpp"
+#include "plugins/default_plugins.hpp"
 #include "replay/replay_backend.hpp"
 #include "run/episode_conversion.hpp"
 #include "run/interrupt.hpp"
@@ -23,7 +23,7 @@
 #include "store/run_store.hpp"
 #include "tasks/task_digest.hpp"
 #include "tasks/task_json.hpp"
-#include "plugins/default_plugins.hpp"
+#include "tritongym/support/machine_probe.hpp"
 
 namespace tritongym::run {
 
