@@ -17,6 +17,11 @@
 #   DEVICE_SUITE_SECONDS=480  when a test binary is stopped (its log keeps the tests that ended)
 #   DEVICE_TASKS_ARGS="--split standard"  part of the oracle sweep (task ids or a split): the whole of it, like
 #                          EveryShippedOraclePasses, takes more than one call
+#   DEVICE_AUDIT=1         `tasks audit` on the GPU (every task, or DEVICE_AUDIT_ARGS="ids or --split S"), its table
+#                          written after each task to $OUT/audit (in device-logs.tgz, audit.md beside it); a carried
+#                          device-state/audit/audit.json is resumed (--resume), so a sweep longer than one call is
+#                          finished across calls (fold $OUT/audit back into device-state/audit here between them);
+#                          stopped after DEVICE_AUDIT_SECONDS (420); torch.compile limited to DEVICE_AUDIT_COMPILE_S (40) a shape
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_MULTI_GPU=1     bench/multi_gpu.py (one executor on the first two GPUs against the first alone, timing on
@@ -220,6 +225,18 @@ run() {
   # What is not ok (nothing, when a sweep stopped at its limit had passed every task so far: no error then).
   grep -vE "^\S+\s+ok\s|^tasks check: [0-9]+ of [0-9]+ \S+ ok in " "$out/tasks-check.txt" | tail -15 || true
   summary+=("$(printf '%-26s %-7s %s' "tasks check (cuda)" "$tasks_status" "$(tail -1 "$out/tasks-check.txt")")")
+  fi
+  if [[ ${DEVICE_AUDIT:-0} == 1 ]]; then
+    echo "== tritongym tasks audit on the GPU (resumed from device-state/audit where carried)"
+    mkdir -p "$out/audit"
+    if [[ -f device-state/audit/audit.json ]]; then cp device-state/audit/audit.json "$out/audit/"; fi
+    # shellcheck disable=SC2086  # DEVICE_AUDIT_ARGS: words for `tasks audit` (ids, --split SPLIT)
+    timeout -s INT -k 15 "${DEVICE_AUDIT_SECONDS:-420}" "$tg" --log-level warn tasks audit ${DEVICE_AUDIT_ARGS:-} \
+      --executor tritongym.executor.triton-cuda --executor-config "{\"compile_seconds\": ${DEVICE_AUDIT_COMPILE_S:-40}}" \
+      --out "$out/audit" --resume > /dev/null 2> "$out/audit/progress.log" && audit_status=ok || audit_status="violations or stopped"
+    cp "$out/audit/audit.md" "$out/audit.md" 2>/dev/null || true
+    grep -E "^tasks audit" "$out/audit/progress.log" | tail -40
+    summary+=("$(printf '%-26s %-7s %s' "tasks audit (cuda)" "$audit_status" "$(head -1 "$out/audit.md" 2>/dev/null)")")
   fi
   for suite in ${DEVICE_SUITES-gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests}; do
     local filter=()
