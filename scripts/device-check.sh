@@ -233,9 +233,9 @@ run() {
     # shellcheck disable=SC2086  # DEVICE_AUDIT_ARGS: words for `tasks audit` (ids, --split SPLIT)
     timeout -s INT -k 15 "${DEVICE_AUDIT_SECONDS:-420}" "$tg" --log-level warn tasks audit ${DEVICE_AUDIT_ARGS:-} \
       --executor tritongym.executor.triton-cuda --executor-config "{\"compile_seconds\": ${DEVICE_AUDIT_COMPILE_S:-40}}" \
-      --out "$out/audit" --resume > /dev/null 2> "$out/audit/progress.log" && audit_status=ok || audit_status="violations or stopped"
+      --out "$out/audit" --resume > /dev/null 2> "$out/audit/progress.log" && audit_status=ok || audit_status="not ok"
     cp "$out/audit/audit.md" "$out/audit.md" 2>/dev/null || true
-    grep -E "^tasks audit" "$out/audit/progress.log" | tail -40
+    grep -E "^tasks audit|^error" "$out/audit/progress.log" | tail -40 || true
     summary+=("$(printf '%-26s %-7s %s' "tasks audit (cuda)" "$audit_status" "$(head -1 "$out/audit.md" 2>/dev/null)")")
   fi
   for suite in ${DEVICE_SUITES-gpu_tests unit_tests shipped_plugin_tests plugin_conformance_tests cli_tests}; do
