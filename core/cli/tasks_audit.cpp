@@ -89,6 +89,13 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     std::cerr << "tasks audit: " << audits.size() << " of " << tasks.size() << " tasks already audited in "
               << out_dir << std::endl;
   }
+  // The table on disk after each task (with --out): a sweep stopped by a time limit keeps what it measured.
+  auto saved = [&] {
+    if (out_dir.empty()) return true;
+    Status written = write_audit(out_dir, audits, choice->id);
+    if (!written.is_ok()) print_error(written);
+    return written.is_ok();
+  };
   auto to_audit = [&](const TaskSpec& task) { return !executor_skips(*choice, task) && !audited.count(task.id); };
   size_t done = audits.size();
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -100,11 +107,7 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
       std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " task.yaml rules only ("
                 << *why << "): " << (violations ? std::to_string(violations) + " violation(s)" : std::string("ok"))
                 << std::endl;
-      if (!out_dir.empty())
-        if (Status written = write_audit(out_dir, audits, choice->id); !written.is_ok()) {
-          print_error(written);
-          return kExitFailure;
-        }
+      if (!saved()) return kExitFailure;
       continue;
     }
     for (size_t next = i + 1; next < tasks.size(); ++next)
@@ -120,17 +123,9 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " "
               << (audit.violations() ? std::to_string(audit.violations()) + " violation(s)" + rules : std::string("ok"))
               << " in " << static_cast<int>(audit.seconds) << " s" << std::endl;
-    if (!out_dir.empty())
-      if (Status written = write_audit(out_dir, audits, choice->id); !written.is_ok()) {
-        print_error(written);
-        return kExitFailure;
-      }
+    if (!saved()) return kExitFailure;
   }
-  if (!out_dir.empty())
-    if (Status written = write_audit(out_dir, audits, choice->id); !written.is_ok()) {
-      print_error(written);
-      return kExitFailure;
-    }
+  if (!saved()) return kExitFailure;  // a resumed sweep with nothing left still writes the chosen tasks' table
   if (json)
     print_json(std::cout, tasks::audit_json(audits, choice->id));
   else
