@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "cli/task_executor.hpp"
 #include "tasks/task_audit.hpp"
 #include "tasks/task_check.hpp"
+#include "tasks/task_digest.hpp"
 
 namespace tritongym::cli {
 namespace {
@@ -75,24 +77,39 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   std::vector<tasks::TaskAudit> audits;
   std::set<std::string> audited;
+  // With --resume, the table on disk keeps the audits of tasks outside this sweep (a sweep over a few tasks
+  // adds to a table of all of them); those of this sweep's tasks are reused where the task's files are the
+  // ones they audited, and audited again where the files changed since.
+  std::vector<tasks::TaskAudit> others;
   if (resume) {
     auto earlier = earlier_audits(out_dir, choice->id);
     if (!earlier) {
       print_error(earlier.status());
       return kExitFailure;
     }
-    // Only the chosen tasks: a resumed sweep over fewer tasks reports those.
-    std::set<std::string> chosen;
-    for (const auto& task : tasks) chosen.insert(task.id);
-    for (auto& audit : *earlier)
-      if (chosen.count(audit.task_id) && audited.insert(audit.task_id).second) audits.push_back(std::move(audit));
+    std::map<std::string, const TaskSpec*> chosen;
+    for (const auto& task : tasks) chosen.emplace(task.id, &task);
+    size_t changed = 0;
+    for (auto& audit : *earlier) {
+      auto task = chosen.find(audit.task_id);
+      if (task == chosen.end()) {
+        others.push_back(std::move(audit));
+      } else if (audit.files_digest != tasks::task_files_digest(*task->second)) {
+        ++changed;
+      } else if (audited.insert(audit.task_id).second) {
+        audits.push_back(std::move(audit));
+      }
+    }
     std::cerr << "tasks audit: " << audits.size() << " of " << tasks.size() << " tasks already audited in "
-              << out_dir << std::endl;
+              << out_dir << (changed ? " (" + std::to_string(changed) + " changed since: audited again)" : "")
+              << std::endl;
   }
   // The table on disk after each task (with --out): a sweep stopped by a time limit keeps what it measured.
   auto saved = [&] {
     if (out_dir.empty()) return true;
-    Status written = write_audit(out_dir, audits, choice->id);
+    std::vector<tasks::TaskAudit> all = others;
+    all.insert(all.end(), audits.begin(), audits.end());
+    Status written = write_audit(out_dir, all, choice->id);
     if (!written.is_ok()) print_error(written);
     return written.is_ok();
   };

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tasks/task_check.hpp"
+#include "tasks/task_digest.hpp"
 
 namespace tritongym::tasks {
 namespace {
@@ -274,6 +275,7 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
   }
   apply_exemptions(task, audit);
   audit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  audit.files_digest = task_files_digest(task);
   return audit;
 }
 
@@ -282,6 +284,7 @@ TaskAudit audit_task_yaml_only(const TaskSpec& task) {
   audit.task_id = task.id;
   audit.findings = audit_task_yaml(task);
   apply_exemptions(task, audit);
+  audit.files_digest = task_files_digest(task);
   return audit;
 }
 
@@ -303,7 +306,7 @@ boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::s
     for (const auto& key : audit.unused_exemptions) unused.push_back(boost::json::string(key));
     tasks.push_back({{"task", audit.task_id}, {"timed", audit.timed}, {"violations", audit.violations()},
                      {"shapes", shapes}, {"findings", findings}, {"unused_exemptions", unused},
-                     {"seconds", audit.seconds}});
+                     {"seconds", audit.seconds}, {"files", audit.files_digest}});
   }
   return boost::json::object{{"executor", executor_id}, {"summary", audit_summary(audits)}, {"tasks", tasks}};
 }
@@ -384,6 +387,7 @@ Result<std::vector<TaskAudit>> audits_from_json(const boost::json::value& docume
     audit.task_id = text(*entry, "task");
     audit.timed = entry->contains("timed") && entry->at("timed").is_bool() && entry->at("timed").get_bool();
     audit.seconds = number(*entry, "seconds").value_or(0.0);
+    audit.files_digest = text(*entry, "files");
     auto array_of = [&](const char* key) -> const boost::json::array* {
       const auto* value = entry->if_contains(key);
       return value ? value->if_array() : nullptr;

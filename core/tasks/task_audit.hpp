@@ -65,6 +65,7 @@ struct TaskAudit {
   std::vector<std::string> unused_exemptions;  // exemptions of task.yaml that matched nothing
   size_t violations() const;
   double seconds = 0.0;
+  std::string files_digest;  // task_files_digest of the files audited: a resumed sweep audits a changed task again
 };
 
 // The rules that read task.yaml alone: odd and larger held-out shapes (by the product of a shape's dims), a

@@ -602,6 +602,44 @@ TEST(Cli, TasksAuditResumesFromItsOwnTable) {
   EXPECT_NE(no_out.stderr_text.find("--resume needs --out DIR"), std::string::npos) << no_out.stderr_text;
 }
 
+// tasks audit --resume over a part of the tasks keeps the table's other tasks on disk, and audits again a task
+// whose files changed since its row was written (a table carried between GPU sessions stays true).
+TEST(Cli, TasksAuditResumeKeepsOtherTasksAndRedoesChangedOnes) {
+  TemporaryDirectory out, root;
+  std::filesystem::copy(source_dir() + "/tests/fixtures/audit-suites", root.path(),
+                        std::filesystem::copy_options::recursive);
+  const std::string interpreter = "tritongym.executor.triton-interpreter";
+  auto sweep = [&](std::vector<std::string> ids) {
+    std::vector<std::string> args = {"tasks", "audit"};
+    args.insert(args.end(), ids.begin(), ids.end());
+    for (std::string arg : {std::string("--root"), root.path().string(), std::string("--executor"), interpreter,
+                            std::string("--out"), out.path().string(), std::string("--resume")})
+      args.push_back(arg);
+    return run_cli(args);
+  };
+  auto rows = [&] {
+    std::ifstream written(out.path() / "audit.json");
+    std::stringstream text;
+    text << written.rdbuf();
+    std::set<std::string> ids;
+    const boost::json::value document = boost::json::parse(text.str());
+    for (const auto& task : document.at("tasks").as_array())
+      ids.insert(std::string(task.at("task").as_string()));
+    return ids;
+  };
+  sweep({});
+  EXPECT_EQ(rows(), (std::set<std::string>{"audit/on-the-bar", "audit/off-the-bar"}));
+  auto part = sweep({"audit/off-the-bar"});
+  EXPECT_NE(part.stderr_text.find("tasks audit: 1 of 1 tasks already audited in"), std::string::npos) << part.stderr_text;
+  EXPECT_EQ(rows(), (std::set<std::string>{"audit/on-the-bar", "audit/off-the-bar"})) << "a partial sweep kept both rows";
+  std::ofstream(root.path() / "audit" / "on-the-bar" / "task.yaml", std::ios::app) << "# changed\n";
+  auto changed = sweep({});
+  EXPECT_NE(changed.stderr_text.find("tasks audit: 1 of 2 tasks already audited in " + out.path().string() +
+                                     " (1 changed since: audited again)"),
+            std::string::npos) << changed.stderr_text;
+  EXPECT_NE(changed.stderr_text.find("audit/on-the-bar ok in"), std::string::npos) << changed.stderr_text;
+}
+
 TEST(Cli, TasksCheckTakesTheExecutorsConfigAndSaysWhereItIsWrong) {
   auto not_json = run_cli({"tasks", "check", "standard/vector-add", "--executor", "tritongym.executor.triton-interpreter",
                            "--executor-config", "[1]"});
