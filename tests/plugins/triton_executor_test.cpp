@@ -1366,7 +1366,7 @@ TEST_F(TritonExecutorTest, AnEpisodesFinalScoreFindsItsCasesMadeWhileTheWorkflow
 
 // ------------------------------------------------------------------ the DSL rule on the kernels that ran
 
-// Plain Triton kernels for dsl/gluon-vector-scale-add. The Gluon DSL's static check refuses this spelling
+// Plain Triton kernels for dsl/gluon-vector-scale-add (tests/fixtures/gluon-suite). The Gluon DSL's static check refuses this spelling
 // (`from triton import jit`); the executor, told the DSL's frontend, refuses the kernel that ran.
 const char* kPlainScaleAdd = R"(import torch
 import triton
@@ -1448,7 +1448,13 @@ TEST_F(TritonExecutorTest, APlainTritonKernelInAGluonTaskFailsHoweverItWasImport
   const std::string reason = "this task is in Gluon: the kernel `scale_add_kernel` ran as plain Triton (@triton.jit); "
                              "write every kernel with @gluon.jit";
   EvaluationRequest base;
-  base.task = task("dsl/gluon-vector-scale-add");
+  auto fixture_suite =
+      registry_->create<Suite>("tritongym.suite.directory", context(R"({"root":"tests/fixtures/gluon-suite"})"));
+  ASSERT_TRUE(fixture_suite) << fixture_suite.status().to_string();
+  auto fixture_tasks = (*fixture_suite)->load_tasks();
+  ASSERT_TRUE(fixture_tasks) << fixture_tasks.status().to_string();
+  ASSERT_EQ(fixture_tasks->size(), 1u);
+  base.task = fixture_tasks->front();
   base.stage = EvaluationStage::test;
   base.seeds_per_shape = 1;
   base.timeout_s = 300;

@@ -14,7 +14,8 @@ import torch
 from tritongym_worker import integrity, kernel_frontends
 from tritongym_worker.candidate import CandidateRole
 
-GLUON_TASK = Path(__file__).resolve().parents[2] / "tasks" / "dsl" / "gluon-vector-scale-add"
+# A Gluon task kept as a fixture for this check (tests/fixtures/gluon-suite/README.md).
+GLUON_TASK = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "gluon-suite" / "dsl" / "gluon-vector-scale-add"
 
 BODY = '''
 def double_kernel(x, y, n, BLOCK: tl.constexpr):

@@ -1,0 +1,123 @@
+"""Compiles Gluon kernels for an H100/H200 (sm_90) on a machine with no GPU: a stand-in driver names the target,
+and every launch (`kernel[grid](...)`) compiles through ptxas to a cubin instead of running. The entry function
+runs on CPU tensors, which is enough for the compiler: it specializes on dtypes, divisibility by 16 and constexpr
+values, never on the data. A kernel that compiles here can still fail on the GPU (wrong results, a hang, a launch
+refused); one that fails here fails there too."""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import torch
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.backends.driver import DriverBase
+from triton.runtime import autotuner as triton_autotuner
+from triton.runtime import jit as triton_jit
+from triton.runtime.driver import driver
+
+SM90 = GPUTarget("cuda", 90, 32)
+SM90_SHARED_BYTES = 232448  # the most one program may use on an H100/H200 (227 KiB)
+SM90_MULTIPROCESSORS = 132
+
+
+@dataclass
+class CompiledKernel:
+    name: str
+    shared_bytes: int
+    num_warps: int
+    registers: int  # per thread, from the cubin
+    local_bytes: int  # per thread: spills and stack arrays in local memory
+
+    def __str__(self) -> str:
+        return (f"{self.name}: {self.num_warps} warps, {self.registers} registers, {self.local_bytes} B local, "
+                f"{self.shared_bytes} B shared")
+
+
+class _CompileOnlyDriver(DriverBase):
+    """Answers what the JIT asks before it compiles; a launch never reaches it."""
+
+    @classmethod
+    def is_active(cls):
+        return False
+
+    def map_python_to_cpp_type(self, ty):
+        raise NotImplementedError("compile-only driver")
+
+    def get_current_target(self):
+        return SM90
+
+    def get_active_torch_device(self):
+        return torch.device("cpu")
+
+    def get_benchmarker(self):
+        raise NotImplementedError("compile-only driver: nothing runs")
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+
+class _Properties:
+    multi_processor_count = SM90_MULTIPROCESSORS
+    name = "compile-only sm_90"
+
+
+def _resources(name: str, cubin: bytes) -> tuple[int, int]:
+    cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
+        handle.write(cubin)
+        handle.flush()
+        usage = subprocess.run([cuobjdump, "-res-usage", handle.name], capture_output=True, text=True, check=True).stdout
+    found = re.search(r"Function " + re.escape(name) + r":\s*\n\s*REG:(\d+) STACK:\d+ SHARED:\d+ LOCAL:(\d+)", usage)
+    if not found:
+        raise RuntimeError(f"cuobjdump shows no resource usage for {name}:\n{usage}")
+    return int(found.group(1)), int(found.group(2))
+
+
+@contextlib.contextmanager
+def compile_only_sm90() -> Iterator[list[CompiledKernel]]:
+    """Within the block, every Triton or Gluon launch compiles for sm_90 and returns without running; the list
+    yielded receives one CompiledKernel per launch (per config of an autotuned kernel). torch.cuda.get_device_properties answers for an H100 (132
+    SMs), so entry functions that size a persistent grid run too."""
+    compiled: list[CompiledKernel] = []
+    original_run = triton_jit.JITFunction.run
+    original_properties = torch.cuda.get_device_properties
+
+    def run(self, *args, grid, warmup, **kwargs):
+        kernel = original_run(self, *args, grid=grid, warmup=True, **kwargs)
+        name = kernel.metadata.name
+        registers, local_bytes = _resources(name, kernel.asm["cubin"])
+        compiled.append(CompiledKernel(name, kernel.metadata.shared, kernel.metadata.num_warps, registers, local_bytes))
+        return kernel
+
+    def bench(self, *args, config, **meta):  # every config of an autotuned kernel is compiled, none is timed
+        self.fn.run(*args, **dict(meta, **config.all_kwargs()))
+        return [0.0, 0.0, 0.0]
+
+    original_bench = triton_autotuner.Autotuner._bench
+    triton_autotuner.Autotuner._bench = bench
+    triton_jit.JITFunction.run = run
+    torch.cuda.get_device_properties = lambda *args, **kwargs: _Properties()
+    driver.set_active(_CompileOnlyDriver())
+    try:
+        yield compiled
+    finally:
+        triton_jit.JITFunction.run = original_run
+        torch.cuda.get_device_properties = original_properties
+        triton_autotuner.Autotuner._bench = original_bench
+        driver._active = None  # reset_active() would make the default driver, which needs a GPU
+
+
+def compile_entry(entry: Callable, args: list) -> list[CompiledKernel]:
+    """Calls `entry(*args)` with launches compiled for sm_90 and returns the kernels it launched."""
+    with compile_only_sm90() as compiled:
+        entry(*args)
+    return compiled

@@ -1,0 +1,81 @@
+"""Every Gluon task's oracle, and its plain Triton baseline (triton_baseline.py), compiles for sm_90 at each of the
+task's visible and held-out shapes, on this machine with no GPU (gluon_sm90.py): within the H100/H200's shared
+memory, with the oracle spilling no registers. The Gluon tasks cannot run on the interpreter, so this is the check
+CI gives their oracles; the GPU's `tasks check` and `tasks audit` judge their results and speed."""
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from gluon_sm90 import SM90_SHARED_BYTES, compile_entry
+
+ROOT = Path(__file__).resolve().parents[2]
+DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32, "int8": torch.int8,
+          "uint8": torch.uint8, "int32": torch.int32, "int64": torch.int64, "float8_e4m3fn": torch.float8_e4m3fn}
+
+
+def gluon_tasks() -> list[Path]:
+    return sorted(folder for folder in (ROOT / "tasks").glob("*/*")
+                  if (folder / "task.yaml").exists()
+                  and re.search(r"^dsl:\s*gluon\s*$", (folder / "task.yaml").read_text(), re.M))
+
+
+def timed_shapes(text: str) -> list[dict[str, int]]:
+    shapes = []
+    for group in ("visible", "held_out"):
+        block = re.search(r"^  " + group + r":\s*\n((?:\s+- \{.*\}\s*\n)+)", text, re.M)
+        assert block, f"task.yaml has no {group} shapes"
+        shapes += [{k: int(v) for k, v in re.findall(r"(\w+):\s*(-?\d+)", line)}
+                   for line in block.group(1).strip().splitlines()]
+    return shapes
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def entry_arguments(folder: Path, text: str, dims: dict[str, int]) -> list:
+    """The entry's arguments at `dims`: empty tensors of the right shapes (the compiler never reads the data),
+    or the reference's make_inputs where the task has one."""
+    dtype = DTYPES[re.search(r"^dtypes:\s*\[\s*(\w+)", text, re.M).group(1)]
+    reference = load_module(folder / "reference.py", f"reference_{folder.name}")
+    if hasattr(reference, "make_inputs"):
+        return list(reference.make_inputs(dict(dims), dtype, torch.Generator().manual_seed(0)))
+    arguments = []
+    for spec in re.findall(r"^  - \{(name:.*)\}\s*$", re.search(r"^inputs:\s*\n((?:  - .*\n)+)", text, re.M).group(1),
+                           re.M):
+        fields = dict(re.findall(r"(\w+):\s*(\[[^\]]*\]|[^,]+)", spec))
+        if "value" in fields:
+            value = fields["value"].strip()
+            arguments.append(float(value) if re.search(r"[.eE]", value) else int(value))
+            continue
+        shape = [int(eval(size.strip(), {}, dict(dims))) for size in fields["shape"].strip("[] ").split(",")]
+        arguments.append(torch.empty(shape, dtype=DTYPES.get(fields.get("dtype", "").strip(), dtype)))
+    return arguments
+
+
+@pytest.mark.parametrize("folder", gluon_tasks(), ids=lambda folder: folder.name)
+@pytest.mark.parametrize("kind", ["oracle", "triton_baseline"])
+def test_compiles_for_sm90_at_every_timed_shape(folder: Path, kind: str, monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    path = folder / f"{kind}.py"
+    if kind == "triton_baseline" and not path.exists():
+        pytest.fail(f"{folder.name} has no triton_baseline.py: a Gluon task keeps the plain Triton kernel it beats")
+    text = (folder / "task.yaml").read_text()
+    entry = re.search(r"^entry:\s*\n(?:\s+.*\n)*?\s+function:\s*(\w+)", text, re.M).group(1)
+    module = load_module(path, f"{kind}_{folder.name}")
+    for dims in timed_shapes(text):
+        kernels = compile_entry(getattr(module, entry), entry_arguments(folder, text, dims))
+        assert kernels, f"{folder.name} {kind} at {dims} launched no kernel"
+        for kernel in kernels:
+            print(f"{folder.name} {kind} {dims}: {kernel}")
+            assert kernel.shared_bytes <= SM90_SHARED_BYTES, f"{kernel} at {dims}: over the shared memory of a program"
+            if kind == "oracle":
+                assert kernel.local_bytes == 0, f"{kernel} at {dims}: the oracle spills"
