@@ -35,16 +35,11 @@ std::string task_files_digest(const TaskSpec& task) {
     mix(hash, path.empty() ? "" : read_all(path));
     mix(hash, std::string(1, '\0'));
   }
-  // A DSL task's plain-Triton baseline (its time is judged against the oracle's); mixed only where it exists,
-  // so that the digests of the tasks without one stay what runs recorded before it was added.
-  if (!task.directory.empty()) {
-    const auto baseline = std::filesystem::path(task.directory) / "triton_baseline.py";
-    if (std::filesystem::exists(baseline)) {
-      mix(hash, "triton_baseline.py");
-      mix(hash, std::string(1, '\0'));
-      mix(hash, read_all(baseline.string()));
-      mix(hash, std::string(1, '\0'));
-    }
+  if (!task.triton_baseline_path.empty()) {  // mixed only where it exists: other tasks keep their digests
+    mix(hash, "triton_baseline.py");
+    mix(hash, std::string(1, '\0'));
+    mix(hash, read_all(task.triton_baseline_path));
+    mix(hash, std::string(1, '\0'));
   }
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
