@@ -212,10 +212,12 @@ def paged_decode_attention(q, k_cache, v_cache, block_table, context_lens):
     maxp = block_table.shape[1]
     group = Hq // Hkv
     max_ctx = maxp * PAGE
-    # Chunks sized for about 4 waves of two resident programs per SM over the longest possible context (the
-    # lengths stay on the GPU), a multiple of BLOCK_N and at least 512 tokens.
+    # Chunks sized for about 8 waves of two resident programs per SM over the longest possible context (the
+    # lengths stay on the GPU, so the host never waits), a multiple of BLOCK_N and at least 512 tokens: short
+    # enough that the ragged ends of the sequences leave little tail, long enough to amortize a program's
+    # start (q to shared memory, the ring's first loads).
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 132
-    splits = triton.cdiv(8 * sms, B * Hkv)
+    splits = triton.cdiv(16 * sms, B * Hkv)
     chunk = max(512, triton.cdiv(triton.cdiv(max_ctx, splits), BLOCK_N) * BLOCK_N)
     num_splits = triton.cdiv(max_ctx, chunk)
     direct = num_splits == 1
