@@ -34,4 +34,10 @@ std::optional<std::string> executor_skips(const environment::ExecutorChoice& exe
   return executor.id + " does not run " + dsl + " kernels; a GPU executor does";
 }
 
+bool runs_plain_triton(const environment::ExecutorChoice& executor, const TaskSpec& task) {
+  TaskSpec plain = task;
+  plain.dsl = "triton";
+  return !executor_skips(executor, plain);
+}
+
 }  // namespace tritongym::cli

@@ -23,4 +23,7 @@ Result<environment::ExecutorChoice> make_task_executor(const CliContext& context
 // Gluon), or nothing when it can. The one place the task commands decide it.
 std::optional<std::string> executor_skips(const environment::ExecutorChoice& executor, const TaskSpec& task);
 
+// Whether `executor` runs plain Triton, and so the task's triton_baseline.py where it cannot run the oracle.
+bool runs_plain_triton(const environment::ExecutorChoice& executor, const TaskSpec& task);
+
 }  // namespace tritongym::cli

@@ -69,8 +69,9 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     std::cerr << "error: tasks audit --resume needs --out DIR (the folder whose audit.json it goes on from)\n";
     return kExitUsage;
   }
-  // The oracle is the candidate: eager and torch.compile are its baselines; timing it again as one adds nothing.
-  auto choice = make_task_executor(context, registry, executor_id, executor_config, {"eager", "compile"});
+  // The oracle is the candidate: eager, torch.compile and (DSL tasks) the plain-Triton baseline are its
+  // baselines; timing it again as one adds nothing.
+  auto choice = make_task_executor(context, registry, executor_id, executor_config, {"eager", "compile", "triton"});
   if (!choice) return executor_not_made(choice.status());
   spdlog::info("executor {}: {}", choice->id, choice->reason);
   std::vector<tasks::TaskAudit> audits;
@@ -102,9 +103,12 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     const TaskSpec& task = tasks[i];
     if (audited.count(task.id)) continue;
     if (auto why = executor_skips(*choice, task)) {
-      audits.push_back(tasks::audit_task_yaml_only(task));
+      // Its plain-Triton baseline is still judged where the executor runs plain Triton (the interpreter).
+      const bool baseline = !task.triton_baseline_path.empty() && runs_plain_triton(*choice, task);
+      audits.push_back(tasks::audit_task_yaml_only(task, baseline ? choice->executor.get() : nullptr));
       const size_t violations = audits.back().violations();
-      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " task.yaml rules only ("
+      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id
+                << (baseline ? " task.yaml rules and triton_baseline.py only (" : " task.yaml rules only (")
                 << *why << "): " << (violations ? std::to_string(violations) + " violation(s)" : std::string("ok"))
                 << std::endl;
       if (!saved()) return kExitFailure;

@@ -57,7 +57,7 @@ std::optional<double> speed_of_light_fraction(const results::EpisodeRecord& epis
 std::optional<double> speedup_over_best(const results::EpisodeRecord& episode) {
   using S = results::ShapeRecord;
   return geometric_mean_ratio(
-      episode, [](const S& shape) { return fastest(shape, {&S::eager_us, &S::compile_us, &S::oracle_us}); },
+      episode, [](const S& shape) { return fastest(shape, {&S::eager_us, &S::compile_us, &S::triton_us, &S::oracle_us}); },
       field(&S::candidate_us));
 }
 std::optional<double> oracle_speed_of_light_fraction(const results::EpisodeRecord& episode) {
@@ -67,7 +67,8 @@ std::optional<double> oracle_speed_of_light_fraction(const results::EpisodeRecor
 std::optional<double> oracle_over_best_baseline(const results::EpisodeRecord& episode) {
   using S = results::ShapeRecord;
   return geometric_mean_ratio(
-      episode, [](const S& shape) { return fastest(shape, {&S::eager_us, &S::compile_us}); }, field(&S::oracle_us));
+      episode, [](const S& shape) { return fastest(shape, {&S::eager_us, &S::compile_us, &S::triton_us}); },
+      field(&S::oracle_us));
 }
 
 }  // namespace tritongym::metrics

@@ -17,12 +17,12 @@ std::optional<double> speedup_over_eager(const results::EpisodeRecord& episode);
 std::optional<double> speedup_over_compile(const results::EpisodeRecord& episode);
 // speed_of_light_us / candidate_us: the fraction of the roofline floor reached (1.0 = at the floor).
 std::optional<double> speed_of_light_fraction(const results::EpisodeRecord& episode);
-// min(eager_us, compile_us, oracle_us) / candidate_us per shape: the speedup over the best that was known for the
+// min(eager_us, compile_us, triton_us, oracle_us) / candidate_us per shape: the speedup over the best that was known for the
 // shape, so that a weak oracle inflates nothing (Perf@1 vs best). Shapes with no baseline are left out.
 std::optional<double> speedup_over_best(const results::EpisodeRecord& episode);
 
 // What the episode's shapes say of the task's oracle itself: speed_of_light_us / oracle_us (its fraction of the
-// floor) and min(eager_us, compile_us) / oracle_us (below 1: the oracle is slower than a baseline there).
+// floor) and min(eager_us, compile_us, triton_us) / oracle_us (below 1: the oracle is slower than a baseline there).
 std::optional<double> oracle_speed_of_light_fraction(const results::EpisodeRecord& episode);
 std::optional<double> oracle_over_best_baseline(const results::EpisodeRecord& episode);
 

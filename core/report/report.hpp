@@ -30,7 +30,7 @@ struct EpisodeView {
 };
 
 // What a run's final scores say of one task's oracle (from the first episode whose shapes carry its timing):
-// its fraction of the speed-of-light floor and its speedup over the better of eager and torch.compile (below 1:
+// its fraction of the speed-of-light floor and its speedup over the best of eager, torch.compile and a DSL task's plain-Triton baseline (below 1:
 // a baseline beats the oracle, and Perf@1 flatters every candidate of the task; Perf@1 vs best does not).
 struct TaskOracleView {
   std::string task_id;

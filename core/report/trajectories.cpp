@@ -24,7 +24,7 @@ std::string trajectory_line(const results::EpisodeRecord& episode, const std::ve
     shapes.push_back({{"shape", shape.shape}, {"passed", shape.passed}, {"max_abs_error", shape.max_abs_error},
                       {"candidate_us", optional(shape.candidate_us)}, {"eager_us", optional(shape.eager_us)},
                       {"compile_us", optional(shape.compile_us)}, {"oracle_us", optional(shape.oracle_us)},
-                      {"speed_of_light_us", optional(shape.speed_of_light_us)}});
+                      {"triton_us", optional(shape.triton_us)}, {"speed_of_light_us", optional(shape.speed_of_light_us)}});
   boost::json::array steps;
   for (const auto& entry : transcript) {
     boost::json::object step{{"index", entry.index}, {"kind", entry.kind}, {"content", entry.content}};

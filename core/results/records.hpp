@@ -43,6 +43,7 @@ struct ShapeRecord {
   std::optional<double> eager_us;
   std::optional<double> compile_us;
   std::optional<double> oracle_us;
+  std::optional<double> triton_us;         // a DSL task's plain-Triton baseline (triton_baseline.py)
   std::optional<double> speed_of_light_us;
 };
 

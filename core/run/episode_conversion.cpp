@@ -102,6 +102,7 @@ ConvertedEpisode convert_episode(const results::EpisodeKey& key, const TaskSpec&
         shape.eager_us = outcome.timing->eager_us;
         shape.compile_us = outcome.timing->compile_us;
         shape.oracle_us = outcome.timing->oracle_us;
+        shape.triton_us = outcome.timing->triton_us;
         shape.speed_of_light_us = outcome.timing->speed_of_light_us;
       }
       record.shapes.push_back(std::move(shape));

@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE TABLE IF NOT EXISTS shapes (
   episode_key TEXT NOT NULL REFERENCES episodes(episode_key) ON DELETE CASCADE, position INTEGER NOT NULL,
   shape TEXT NOT NULL, passed INTEGER NOT NULL, max_abs_error REAL NOT NULL, candidate_us REAL, eager_us REAL,
-  compile_us REAL, oracle_us REAL, speed_of_light_us REAL, PRIMARY KEY (episode_key, position));
+  compile_us REAL, oracle_us REAL, speed_of_light_us REAL, triton_us REAL, PRIMARY KEY (episode_key, position));
 CREATE TABLE IF NOT EXISTS transcript (
   episode_key TEXT NOT NULL REFERENCES episodes(episode_key) ON DELETE CASCADE, position INTEGER NOT NULL,
   kind TEXT NOT NULL, content TEXT NOT NULL, tool_name TEXT NOT NULL, arguments_json TEXT NOT NULL,
@@ -92,6 +92,13 @@ Status RunStore::create_schema() {
   if (!row) return row.status();
   if (*row) {
     std::string found = version->text(0);
+    if (found == "1") {  // version 1 lacks the plain-Triton baseline's column; its rows read it as NULL
+      version->reset();
+      for (const char* step : {"ALTER TABLE shapes ADD COLUMN triton_us REAL",
+                               "UPDATE meta SET value = '2' WHERE key = 'schema_version'"})
+        if (Status status = database_->execute(step); !status.is_ok()) return status;
+      found = "2";
+    }
     if (found != std::to_string(kSchemaVersion))
       return Status(StatusCode::failed_precondition, "the store '" + path_ + "' has schema version " + found +
                                                          "; this tritongym reads version " +
@@ -251,7 +258,7 @@ Status RunStore::record_episode(const EpisodeRecord& episode, const std::vector<
 
   auto shape = database_->prepare(
       "INSERT INTO shapes (episode_key, position, shape, passed, max_abs_error, candidate_us, eager_us, compile_us,"
-      " oracle_us, speed_of_light_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      " oracle_us, speed_of_light_us, triton_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   if (!shape) return shape.status();
   for (size_t i = 0; i < episode.shapes.size(); ++i) {
     const ShapeRecord& record = episode.shapes[i];
@@ -265,6 +272,7 @@ Status RunStore::record_episode(const EpisodeRecord& episode, const std::vector<
                         .bind(8, record.compile_us)
                         .bind(9, record.oracle_us)
                         .bind(10, record.speed_of_light_us)
+                        .bind(11, record.triton_us)
                         .run();
     if (!status.is_ok()) return status;
   }
@@ -340,8 +348,8 @@ Result<std::vector<EpisodeRecord>> RunStore::load_episodes() const {
       " FROM episodes ORDER BY task_id, model, workflow, sample");
   if (!statement) return statement.status();
   auto shapes = database_->prepare(
-      "SELECT shape, passed, max_abs_error, candidate_us, eager_us, compile_us, oracle_us, speed_of_light_us"
-      " FROM shapes WHERE episode_key = ?1 ORDER BY position");
+      "SELECT shape, passed, max_abs_error, candidate_us, eager_us, compile_us, oracle_us, speed_of_light_us,"
+      " triton_us FROM shapes WHERE episode_key = ?1 ORDER BY position");
   if (!shapes) return shapes.status();
   std::vector<EpisodeRecord> episodes;
   while (true) {
@@ -384,6 +392,7 @@ Result<std::vector<EpisodeRecord>> RunStore::load_episodes() const {
       shape.compile_us = shapes->optional_real(5);
       shape.oracle_us = shapes->optional_real(6);
       shape.speed_of_light_us = shapes->optional_real(7);
+      shape.triton_us = shapes->optional_real(8);
       episode.shapes.push_back(std::move(shape));
     }
     episodes.push_back(std::move(episode));

@@ -18,7 +18,7 @@
 namespace tritongym::store {
 
 inline constexpr const char* kStoreFileName = "run.sqlite";
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  // 2: shapes.triton_us (a version 1 store gains it on open)
 
 // One evaluation the executor made for an episode (the final score, with everything the executor
 // returned), beyond what EpisodeRecord summarises.

@@ -6,7 +6,9 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <fstream>
+#include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -58,6 +60,42 @@ std::optional<AuditFinding> larger_held_out(const TaskSpec& task, const std::vec
                              measure, held_out, visible));
 }
 
+// dsl-beats-triton, for a task with a plain-Triton baseline: per timed shape the oracle is at most 3% slower than
+// the baseline (a shape where the baseline was not timed is a finding too), and over the shapes where both were
+// timed it is at least 5% faster in the geometric mean.
+std::vector<AuditFinding> dsl_beats_triton(const TaskSpec& task, const std::vector<AuditedShape>& shapes) {
+  std::vector<AuditFinding> findings;
+  if (task.triton_baseline_path.empty()) return findings;
+  double log_sum = 0.0;
+  size_t counted = 0;
+  for (const auto& shape : shapes) {
+    if (!shape.oracle_us) continue;
+    auto ratio = shape.over_triton();
+    if (!ratio) {
+      findings.push_back(finding(kRuleDslBeatsTriton, shape.shape,
+                                 "the plain-Triton baseline was not timed here (the executor's `baselines` leaves out "
+                                 "triton, or triton_baseline.py failed in the reference worker)"));
+      continue;
+    }
+    log_sum += std::log(*ratio);
+    ++counted;
+    if (*ratio * kDslShapeSlack < 1.0)
+      findings.push_back(finding(kRuleDslBeatsTriton, shape.shape,
+                                 fmt::format("the oracle's {} is {:.2f}x the plain-Triton baseline's {}; the bar is at "
+                                             "most 3% slower on any shape",
+                                             us(shape.oracle_us), *ratio, us(shape.triton_us))));
+  }
+  if (counted) {
+    const double geomean = std::exp(log_sum / static_cast<double>(counted));
+    if (geomean < kDslGeomeanSpeedup)
+      findings.push_back(finding(kRuleDslBeatsTriton, "",
+                                 fmt::format("the oracle is {:.3f}x the plain-Triton baseline in the geometric mean over "
+                                             "{} shapes; the bar is {:.2f}x",
+                                             geomean, counted, kDslGeomeanSpeedup)));
+  }
+  return findings;
+}
+
 void apply_exemptions(const TaskSpec& task, TaskAudit& audit) {
   std::set<std::string> used;
   for (auto& found : audit.findings) {
@@ -81,6 +119,27 @@ std::string source_of(const std::string& path) {
   return text.str();
 }
 
+// Whether `source` defines `entry` at the top level ("def entry(" at the start of a line).
+bool defines_function(const std::string& source, const std::string& entry) {
+  static const std::regex line_start("^def[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\(", std::regex::multiline);
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), line_start); it != std::sregex_iterator(); ++it)
+    if ((*it)[1] == entry) return true;
+  return false;
+}
+
+// What is wrong with a task's plain-Triton baseline as the folder holds it: a `split: dsl` task without one, or a
+// file that does not define the entry function.
+std::optional<std::string> triton_baseline_problem(const TaskSpec& task) {
+  if (task.triton_baseline_path.empty())
+    return task.split == "dsl" ? std::optional<std::string>(
+                                     "a dsl task ships triton_baseline.py: the entry in plain @triton.jit kernels, the "
+                                     "best one can write, which the oracle must beat")
+                               : std::nullopt;
+  if (!defines_function(source_of(task.triton_baseline_path), task.entry_function))
+    return "triton_baseline.py defines no top-level function '" + task.entry_function + "' (the task's entry)";
+  return std::nullopt;
+}
+
 std::string rules_text() {
   std::string text;
   for (const auto& rule : audit_rules()) text += (text.empty() ? "" : ", ") + rule;
@@ -92,7 +151,8 @@ std::string rules_text() {
 const std::vector<std::string>& audit_rules() {
   static const std::vector<std::string> rules = {
       kRuleOraclePasses, kRuleOracleVsBaselines, kRuleFloorBelowOracle, kRuleOracleNearFloor, kRuleShapeAt20us,
-      kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct, kRuleCategory};
+      kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct, kRuleCategory,
+      kRuleTritonBaseline, kRuleTritonBaselinePasses, kRuleDslBeatsTriton};
   return rules;
 }
 
@@ -111,6 +171,11 @@ std::optional<double> AuditedShape::over_best_baseline() const {
     if (baseline && *baseline > 0.0 && (!best || *baseline < *best)) best = baseline;
   if (!best || !oracle_us || *oracle_us <= 0.0) return std::nullopt;
   return *best / *oracle_us;
+}
+
+std::optional<double> AuditedShape::over_triton() const {
+  if (!triton_us || *triton_us <= 0.0 || !oracle_us || *oracle_us <= 0.0) return std::nullopt;
+  return *triton_us / *oracle_us;
 }
 
 std::optional<double> AuditedShape::floor_fraction() const {
@@ -141,6 +206,7 @@ std::vector<AuditFinding> audit_task_yaml(const TaskSpec& task) {
     findings.push_back(finding(kRuleCategory, "", "category '" + task.category +
                                                       "' is not one of docs/task-format.md's: " + listed));
   }
+  if (auto missing = triton_baseline_problem(task)) findings.push_back(finding(kRuleTritonBaseline, "", *missing));
   const auto& rules = audit_rules();
   for (const auto& [key, reason] : task.audit_exemptions) {
     const std::string rule = key.substr(0, key.find('@'));
@@ -164,6 +230,7 @@ std::vector<AuditedShape> audited_shapes(const EvaluationResult& oracle_result) 
     if (timing.median_us > 0.0) shape.oracle_us = timing.median_us;
     shape.eager_us = timing.eager_us;
     shape.compile_us = timing.compile_us;
+    shape.triton_us = timing.triton_us;
     shape.floor_us = timing.speed_of_light_us;
     shape.byte_count = timing.byte_count;
     shape.flop_count = timing.flop_count;
@@ -199,6 +266,8 @@ std::vector<AuditFinding> audit_timings(const TaskSpec& task, const std::vector<
                                  fmt::format("the oracle runs {} here, under {:.0f} us, where launch overhead weighs",
                                              us(shape.oracle_us), kShortestOracleUs)));
   }
+  if (auto beaten = dsl_beats_triton(task, shapes); !beaten.empty())
+    findings.insert(findings.end(), beaten.begin(), beaten.end());
   if (auto larger = larger_held_out(task, shapes)) findings.push_back(*larger);
   return findings;
 }
@@ -272,17 +341,34 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
                                            verdict_name(off->verdict) + ": " +
                                            off->message.substr(0, off->message.find('\n'))));
   }
+  if (auto baseline = audit_triton_baseline(task, executor)) audit.findings.push_back(*baseline);
   apply_exemptions(task, audit);
   audit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return audit;
 }
 
-TaskAudit audit_task_yaml_only(const TaskSpec& task) {
+TaskAudit audit_task_yaml_only(const TaskSpec& task, Executor* plain_triton) {
   TaskAudit audit;
   audit.task_id = task.id;
+  const auto started = std::chrono::steady_clock::now();
   audit.findings = audit_task_yaml(task);
+  if (plain_triton)
+    if (auto baseline = audit_triton_baseline(task, *plain_triton)) audit.findings.push_back(*baseline);
   apply_exemptions(task, audit);
+  audit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return audit;
+}
+
+std::optional<AuditFinding> audit_triton_baseline(const TaskSpec& task, Executor& executor) {
+  if (task.triton_baseline_path.empty() || task.reference_path.empty()) return std::nullopt;
+  auto result = executor.evaluate(triton_baseline_request(task));
+  if (!result)
+    return finding(kRuleTritonBaselinePasses, "",
+                   "the executor could not judge triton_baseline.py: " + result.status().message());
+  if (result->verdict == Verdict::passed) return std::nullopt;
+  return finding(kRuleTritonBaselinePasses, "",
+                 std::string("triton_baseline.py does not pass: ") + verdict_name(result->verdict) + ": " +
+                     result->message.substr(0, result->message.find('\n')));
 }
 
 boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id) {
@@ -294,8 +380,9 @@ boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::s
       shapes.push_back({{"shape", shape.shape}, {"passed", shape.passed}, {"oracle_us", optional(shape.oracle_us)},
                         {"eager_us", optional(shape.eager_us)}, {"compile_us", optional(shape.compile_us)},
                         {"floor_us", optional(shape.floor_us)}, {"bytes", optional(shape.byte_count)},
-                        {"flops", optional(shape.flop_count)},
+                        {"flops", optional(shape.flop_count)}, {"triton_us", optional(shape.triton_us)},
                         {"over_best_baseline", optional(shape.over_best_baseline())},
+                        {"over_triton", optional(shape.over_triton())},
                         {"floor_fraction", optional(shape.floor_fraction())}});
     for (const auto& found : audit.findings)
       findings.push_back({{"rule", found.rule}, {"shape", found.shape}, {"detail", found.detail},
@@ -327,8 +414,9 @@ std::string audit_markdown(const std::vector<TaskAudit>& audits, const std::stri
   };
   auto ratio = [](std::optional<double> value) { return value ? fmt::format("{:.2f}x", *value) : std::string("-"); };
   std::string out = "Executor: `" + executor_id + "`. " + audit_summary(audits) + ".\n\n";
-  out += "| task | shape | oracle | eager | torch.compile | oracle vs best | oracle % of floor | findings |\n";
-  out += "|---|---|---:|---:|---:|---:|---:|---|\n";
+  out += "| task | shape | oracle | eager | torch.compile | oracle vs best | plain Triton | oracle vs Triton | "
+         "oracle % of floor | findings |\n";
+  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& audit : audits) {
     auto rules_of = [&](const std::string& shape) {
       std::string text;
@@ -337,12 +425,13 @@ std::string audit_markdown(const std::vector<TaskAudit>& audits, const std::stri
       return text;
     };
     for (const auto& shape : audit.shapes)
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", audit.task_id, shape.shape,
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", audit.task_id, shape.shape,
                          us(shape.oracle_us), us(shape.eager_us), us(shape.compile_us),
-                         ratio(shape.over_best_baseline()), percent(shape.floor_fraction()), rules_of(shape.shape));
+                         ratio(shape.over_best_baseline()), us(shape.triton_us), ratio(shape.over_triton()),
+                         percent(shape.floor_fraction()), rules_of(shape.shape));
     const std::string whole = rules_of("");
     if (audit.shapes.empty() || !whole.empty())
-      out += fmt::format("| {} | (task) | | | | | | {} |\n", audit.task_id, whole.empty() ? "ok" : whole);
+      out += fmt::format("| {} | (task) | | | | | | | | {} |\n", audit.task_id, whole.empty() ? "ok" : whole);
   }
   std::string violations, exemptions;
   for (const auto& audit : audits)
@@ -398,6 +487,7 @@ Result<std::vector<TaskAudit>> audits_from_json(const boost::json::value& docume
         shape.oracle_us = number(*object, "oracle_us");
         shape.eager_us = number(*object, "eager_us");
         shape.compile_us = number(*object, "compile_us");
+        shape.triton_us = number(*object, "triton_us");
         shape.floor_us = number(*object, "floor_us");
         shape.byte_count = number(*object, "bytes");
         shape.flop_count = number(*object, "flops");

@@ -27,6 +27,9 @@ inline constexpr const char* kRuleLargerHeldOut = "larger-held-out";          //
 inline constexpr const char* kRuleFormulas = "formulas";                      // a byte formula gives each floor
 inline constexpr const char* kRuleToleranceFails1Pct = "tolerance-fails-1pct";  // 1.01 x the oracle fails
 inline constexpr const char* kRuleCategory = "category";                      // one of task_categories()
+inline constexpr const char* kRuleTritonBaseline = "triton-baseline";         // a dsl task ships triton_baseline.py
+inline constexpr const char* kRuleTritonBaselinePasses = "triton-baseline-passes";  // which passes the checks
+inline constexpr const char* kRuleDslBeatsTriton = "dsl-beats-triton";        // the oracle is faster than it
 const std::vector<std::string>& audit_rules();
 
 // The categories a task's `category` may name: docs/task-format.md's table, "Categories" (a test holds the two
@@ -38,13 +41,19 @@ inline constexpr double kBaselineSlack = 1.03;       // oracle_us <= 1.03 x min(
 inline constexpr double kNearFloorFraction = 0.45;   // floor_us / oracle_us >= 0.45
 inline constexpr double kShortestOracleUs = 20.0;
 inline constexpr int64_t kOddAlignment = 16;         // a size that is not a multiple of 16 is odd
+// dsl-beats-triton: the DSL oracle's speedup over the plain-Triton baseline (triton_us / oracle_us) is at least
+// 1.05 in the geometric mean over the timed shapes, and on no shape is the oracle more than 3% slower.
+inline constexpr double kDslGeomeanSpeedup = 1.05;
+inline constexpr double kDslShapeSlack = 1.03;       // oracle_us <= 1.03 x triton_us on every shape
 
 // One shape (and dtype) of a task as the audit measured it on a timing executor.
 struct AuditedShape {
   std::string shape;  // the result's name: "held-out-1" or "held-out-1/float16"
   bool passed = false;
   std::optional<double> oracle_us, eager_us, compile_us, floor_us, byte_count, flop_count;
+  std::optional<double> triton_us;                   // the plain-Triton baseline (tasks with triton_baseline.py)
   std::optional<double> over_best_baseline() const;  // min(eager, compile) / oracle
+  std::optional<double> over_triton() const;         // triton / oracle
   std::optional<double> floor_fraction() const;      // floor / oracle
 };
 
@@ -67,8 +76,9 @@ struct TaskAudit {
   double seconds = 0.0;
 };
 
-// The rules that read task.yaml alone: odd and larger held-out shapes (by the product of a shape's dims), a
-// byte formula, and exemptions that name a rule the audit has.
+// The rules that read the task folder alone: odd and larger held-out shapes (by the product of a shape's dims), a
+// byte formula, the category, a `split: dsl` task's triton_baseline.py defining the entry function, and
+// exemptions that name a rule the audit has.
 std::vector<AuditFinding> audit_task_yaml(const TaskSpec& task);
 
 // The rules that read the oracle's final score on a timing executor (every shape's times and floor). The shape
@@ -85,8 +95,13 @@ std::string scaled_oracle_source(const TaskSpec& task, const std::string& oracle
 TaskAudit audit_task(const TaskSpec& task, Executor& executor);
 
 // The rules of task.yaml alone, with its exemptions applied: for a task the executor cannot run (a Gluon task on
-// the interpreter), whose oracle is then neither judged nor timed.
-TaskAudit audit_task_yaml_only(const TaskSpec& task);
+// the interpreter), whose oracle is then neither judged nor timed. With `plain_triton` (an executor that runs
+// plain Triton), the task's triton_baseline.py is judged there too (triton-baseline-passes).
+TaskAudit audit_task_yaml_only(const TaskSpec& task, Executor* plain_triton = nullptr);
+
+// triton-baseline-passes: the task's triton_baseline.py judged by `executor` at the test stage on every shape it
+// runs (the interpreter: the small shapes), as plain Triton; nullopt where it passes or the task has none.
+std::optional<AuditFinding> audit_triton_baseline(const TaskSpec& task, Executor& executor);
 
 // The audit of several tasks as JSON ({executor, tasks: [...], summary}) and as a Markdown table.
 boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id);

@@ -74,7 +74,7 @@ std::vector<std::string> find_degeneracy(const boost::json::value& expected_outp
   return problems;
 }
 
-TaskCheck check_task(const TaskSpec& task, Executor& executor) {
+TaskCheck check_task(const TaskSpec& task, Executor& executor, bool oracle) {
   TaskCheck check;
   check.task_id = task.id;
   auto started = std::chrono::steady_clock::now();
@@ -86,6 +86,19 @@ TaskCheck check_task(const TaskSpec& task, Executor& executor) {
   if (task.reference_path.empty()) check.problems.push_back("reference.py is missing");
   if (task.oracle_path.empty()) check.problems.push_back("oracle.py is missing");
   if (!check.problems.empty()) return finish();
+
+  if (!task.triton_baseline_path.empty()) {
+    auto baseline = executor.evaluate(triton_baseline_request(task));
+    if (!baseline) {
+      check.problems.push_back("the executor could not judge triton_baseline.py: " + baseline.status().message());
+    } else {
+      check.triton_baseline_verdict = verdict_name(baseline->verdict);
+      if (baseline->verdict != Verdict::passed)
+        check.problems.push_back("triton_baseline.py does not pass: " + check.triton_baseline_verdict + ": " +
+                                 baseline->message);
+    }
+  }
+  if (!oracle) return finish();
 
   auto result = executor.evaluate(oracle_request(task));
   if (!result) {
@@ -104,6 +117,22 @@ TaskCheck check_task(const TaskSpec& task, Executor& executor) {
   for (auto& problem : find_degeneracy(expected ? *expected : boost::json::value(), task))
     check.problems.push_back("degenerate: " + problem);
   return finish();
+}
+
+EvaluationRequest triton_baseline_request(const TaskSpec& task) {
+  EvaluationRequest request;
+  request.task = task;
+  request.task.dsl = "triton";
+  std::ifstream baseline(task.triton_baseline_path);
+  std::stringstream code;
+  code << baseline.rdbuf();
+  request.source_code = code.str();
+  request.required_kernel_frontend = "triton";
+  request.stage = EvaluationStage::test;
+  request.shapes = ShapeSet::held_out;
+  request.seeds_per_shape = 2;
+  request.timeout_s = 600;
+  return request;
 }
 
 EvaluationRequest oracle_request(const TaskSpec& task) {

@@ -35,6 +35,12 @@ std::string task_files_digest(const TaskSpec& task) {
     mix(hash, path.empty() ? "" : read_all(path));
     mix(hash, std::string(1, '\0'));
   }
+  if (!task.triton_baseline_path.empty()) {  // mixed only where it exists: other tasks keep their digests
+    mix(hash, "triton_baseline.py");
+    mix(hash, std::string(1, '\0'));
+    mix(hash, read_all(task.triton_baseline_path));
+    mix(hash, std::string(1, '\0'));
+  }
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
   return text;

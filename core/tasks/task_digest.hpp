@@ -1,4 +1,5 @@
-// A digest of the files that define a task (task.yaml, reference.py, oracle.py), so that a resumed run
+// A digest of the files that define a task (task.yaml, reference.py, oracle.py, triton_baseline.py where there is
+// one), so that a resumed run
 // can tell which tasks changed since their episodes were recorded.
 #pragma once
 

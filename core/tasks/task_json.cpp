@@ -42,6 +42,7 @@ boost::json::object task_json(const TaskSpec& task, bool full) {
     out["allowed_library_kernels"] = boost::json::array(task.allowed_library_kernels.begin(), task.allowed_library_kernels.end());
     out["reference"] = task.reference_path;
     out["oracle"] = task.oracle_path;
+    out["triton_baseline"] = task.triton_baseline_path;
   }
   return out;
 }

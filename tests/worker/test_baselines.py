@@ -68,6 +68,10 @@ def _oracle(a, b):
     return a + b
 
 
+def _triton(a, b):
+    return a + b
+
+
 def test_only_the_baselines_asked_for_are_made_and_none_is_compiled_unless_asked():
     from tritongym_worker import baselines
 
@@ -97,6 +101,51 @@ def test_a_subsets_cache_key_is_its_own_and_the_full_sets_key_is_unchanged():
     assert baselines.baseline_key(*args, which=["oracle", "compile", "eager"]) == before
     assert baselines.baseline_key(*args, which=["eager"]) != before
     assert baselines.baseline_key(*args, which=["eager", "oracle"]) == baselines.baseline_key(*args, which=["oracle", "eager"])
+
+
+def test_the_plain_triton_baseline_is_timed_only_for_a_task_that_ships_it_and_its_set_names_itself():
+    from tritongym_worker import baselines, timing
+
+    sets = [[torch.ones(4), torch.ones(4)]]
+    functions, _ = baselines.baseline_functions(_reference, _oracle, sets, which=["eager", "oracle", "triton"],
+                                                triton=_triton)
+    assert list(functions) == ["eager", "oracle", "triton"] and functions["triton"] is _triton
+    functions, _ = baselines.baseline_functions(_reference, _oracle, sets, which=["eager", "oracle", "triton"])
+    assert list(functions) == ["eager", "oracle"]  # a task without triton_baseline.py
+    assert baselines.offered({"triton_baseline_path": ""}) == ["eager", "compile", "oracle"]
+    assert baselines.offered({"triton_baseline_path": "/t/triton_baseline.py"}) == list(baselines.BASELINES)
+    args = ("machine", "files", "dsl/gluon-x", {"N": 4}, "float16", True)
+    before = hashlib.sha256(json.dumps(list(args) + [timing.METHOD], sort_keys=True).encode()).hexdigest()[:24]
+    assert baselines.baseline_key(*args, which=baselines.offered({})) == before  # other tasks keep their keys
+    assert baselines.baseline_key(*args, which=baselines.BASELINES) != before
+
+
+def test_the_reference_worker_serves_a_dsl_tasks_baselines_with_its_triton_baseline(tmp_path, monkeypatch):
+    # The lookup (`cached_only`) on the CPU: a task with triton_baseline.py keeps its four baselines under the
+    # key of the four, whose files digest holds the baseline's file; the subsets are cut from it.
+    from tritongym_worker import baselines, reference
+
+    monkeypatch.setattr(baselines, "machine_key", lambda: "machine")
+    (tmp_path / "reference.py").write_text("def reference(a):\n    return a\n")
+    (tmp_path / "triton_baseline.py").write_text("def f(a):\n    return a\n")
+    task = {"id": "dsl/x", "reference_path": str(tmp_path / "reference.py"), "oracle_path": "",
+            "triton_baseline_path": str(tmp_path / "triton_baseline.py"), "entry": "f", "flops": "", "bytes": ""}
+    files = baselines.file_digest(task["reference_path"], "", task["triton_baseline_path"])
+    assert files != baselines.file_digest(task["reference_path"], "")
+    key = baselines.baseline_key("machine", files, "dsl/x", {"N": 4}, "float16", True, baselines.BASELINES)
+    baselines.Cache(str(tmp_path / "baselines")).put(key, {
+        "cold_l2": True, "problems": {}, "timed": ["eager", "compile", "oracle", "triton"], "eager_us": 9.0,
+        "compile_us": 8.0, "oracle_us": 2.0, "triton_us": 3.0})
+    request = {"task": task, "ceilings": {}, "cache_dir": str(tmp_path), "cached_only": True,
+               "shapes": [{"key": "visible-0", "dims": {"N": 4}, "dtype": "float16", "sets": []}]}
+    role = reference.ReferenceRole("cpu")
+    shape = role.baselines(request)["shapes"][0]
+    assert (shape["triton_us"], shape["oracle_us"]) == (3.0, 2.0)
+    shape = role.baselines({**request, "baselines": ["eager", "compile", "triton"]})["shapes"][0]  # the audit's
+    assert shape["triton_us"] == 3.0 and "oracle_us" not in shape and shape["timed"] == ["eager", "compile", "triton"]
+    # Without the file the task has no such baseline: the request for all four looks up the three.
+    plain = {**task, "triton_baseline_path": ""}
+    assert role.baselines({**request, "task": plain}) == {"ok": True, "missing": "visible-0"}
 
 
 def test_an_entry_of_all_three_serves_a_subset_cut_down_to_it():

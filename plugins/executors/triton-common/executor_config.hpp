@@ -8,8 +8,9 @@
 
 namespace tritongym::triton_executor {
 
-// What `baselines` may name: PyTorch eager (the reference), torch.compile of it, the task's oracle.
-inline constexpr const char* kBaselineNames[] = {"eager", "compile", "oracle"};
+// What `baselines` may name: PyTorch eager (the reference), torch.compile of it, the task's oracle, and the
+// task's plain-Triton baseline (triton_baseline.py, which DSL tasks ship; nothing is timed for a task without it).
+inline constexpr const char* kBaselineNames[] = {"eager", "compile", "oracle", "triton"};
 
 struct TritonExecutorConfig {
   int64_t workers = 0;             // candidate workers; 0: automatic_workers() (cuda), up to 4 by CPU count (interpreter)
@@ -39,7 +40,7 @@ struct TritonExecutorConfig {
   bool compare_before_timing = true;
   // The baselines timed beside a candidate (kBaselineNames): `tasks check` times none, since a loop that
   // torch.compile unrolls can take minutes. Each shape's speed-of-light floor is worked out either way.
-  std::vector<std::string> baselines{"eager", "compile", "oracle"};
+  std::vector<std::string> baselines{"eager", "compile", "oracle", "triton"};
   // How long torch.compile of a task's reference may compile, per shape, before the compile baseline is given up
   // for the task (reported, not fatal). A baseline not in the cache is timed with the GPU held alone, compile
   // included, so this also bounds how long other evaluations on that GPU wait for it.

@@ -29,7 +29,7 @@ inline Result<std::unique_ptr<Executor>> create_executor(Target target, const Pl
     const std::string& name = config->baselines[i];
     if (std::find(std::begin(kBaselineNames), std::end(kBaselineNames), name) == std::end(kBaselineNames))
       return Status(StatusCode::invalid_config,
-                    "baselines: '" + name + "' is not a baseline (eager, compile or oracle)" +
+                    "baselines: '" + name + "' is not a baseline (eager, compile, oracle or triton)" +
                         did_you_mean(name, {std::begin(kBaselineNames), std::end(kBaselineNames)}),
                     "/baselines/" + std::to_string(i));
   }

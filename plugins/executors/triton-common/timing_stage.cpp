@@ -200,6 +200,7 @@ void TritonExecutor::apply_timing(const std::vector<TimingShape>& shapes,
       timing.eager_us = optional_number(b->second, "eager_us");
       timing.compile_us = optional_number(b->second, "compile_us");
       timing.oracle_us = optional_number(b->second, "oracle_us");
+      timing.triton_us = optional_number(b->second, "triton_us");
       timing.speed_of_light_us = optional_number(b->second, "speed_of_light_us");
       timing.flop_count = optional_number(b->second, "flops");
       timing.byte_count = optional_number(b->second, "bytes");

@@ -42,6 +42,7 @@ inline boost::json::object task_json(const TaskSpec& task) {
   boost::system::error_code error;
   boost::json::value inputs = boost::json::parse(task.inputs_json.empty() ? "[]" : task.inputs_json, error);
   return {{"id", task.id},         {"reference_path", task.reference_path}, {"oracle_path", task.oracle_path},
+          {"triton_baseline_path", task.triton_baseline_path},
           {"entry", task.entry_function}, {"flops", task.flops_formula},      {"bytes", task.bytes_formula},
           {"compute_unit", task.compute_unit},
           {"inputs", error ? boost::json::value(boost::json::array()) : inputs}};

@@ -260,7 +260,8 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (YAML::Node searched = root["ood_search"])
     if (Status s = reader.ood_search(searched); !s.is_ok()) return s;
 
-  for (const auto& [file, slot] : {std::pair{"reference.py", &task.reference_path}, std::pair{"oracle.py", &task.oracle_path}})
+  for (const auto& [file, slot] : {std::pair{"reference.py", &task.reference_path}, std::pair{"oracle.py", &task.oracle_path},
+                                   std::pair{"triton_baseline.py", &task.triton_baseline_path}})
     if (fs::exists(folder / file)) *slot = (folder / file).string();
   return task;
 }

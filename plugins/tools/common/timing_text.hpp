@@ -41,6 +41,8 @@ inline std::string timing_line(const TaskSpec& task, const ShapeOutcome& shape, 
     line << " | " << fixed(*t.eager_us / t.median_us, 2) << "x vs eager (" << microseconds(*t.eager_us) << ")";
   if (t.compile_us && t.median_us > 0)
     line << " | " << fixed(*t.compile_us / t.median_us, 2) << "x vs torch.compile (" << microseconds(*t.compile_us) << ")";
+  if (t.triton_us && t.median_us > 0)
+    line << " | " << fixed(*t.triton_us / t.median_us, 2) << "x vs plain Triton (" << microseconds(*t.triton_us) << ")";
   if (t.speed_of_light_us && t.median_us > 0)
     line << " | " << fixed(100.0 * *t.speed_of_light_us / t.median_us, 0) << "% of speed-of-light";
   if (reveal_oracle && t.oracle_us) line << " | oracle " << microseconds(*t.oracle_us);

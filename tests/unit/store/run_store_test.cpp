@@ -46,6 +46,7 @@ EpisodeRecord sample_episode(const std::string& task = "standard/softmax", int64
   timed.eager_us = 30.25;
   timed.compile_us = 20.0;
   timed.oracle_us = 11.0;
+  timed.triton_us = 14.0;
   timed.speed_of_light_us = 4.5;
   results::ShapeRecord untimed;
   untimed.shape = "visible-0";
@@ -161,6 +162,7 @@ TEST(RunStore, RoundTripsEveryFieldOfAnEpisodeAndItsTranscript) {
   EXPECT_EQ(got.shapes[0].eager_us, 30.25);
   EXPECT_EQ(got.shapes[0].compile_us, 20.0);
   EXPECT_EQ(got.shapes[0].oracle_us, 11.0);
+  EXPECT_EQ(got.shapes[0].triton_us, 14.0);
   EXPECT_EQ(got.shapes[0].speed_of_light_us, 4.5);
   EXPECT_FALSE(got.shapes[1].passed);
   EXPECT_FALSE(got.shapes[1].candidate_us.has_value()) << "an untimed shape stays untimed (NULL), not 0";
@@ -301,6 +303,36 @@ TEST(RunStore, RefusesAStoreOfAnotherSchemaVersion) {
   auto reopened = RunStore::open(store_path(folder));
   ASSERT_FALSE(reopened);
   EXPECT_NE(reopened.status().message().find("schema version 999"), std::string::npos) << reopened.status().message();
+}
+
+// A store of schema version 1 (no shapes.triton_us) gains the column when opened: its episodes read back with no
+// plain-Triton time, and new ones keep theirs.
+TEST(RunStore, AVersionOneStoreGainsThePlainTritonColumn) {
+  testing::TemporaryDirectory folder;
+  {
+    auto store = RunStore::open(store_path(folder));
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->record_episode(sample_episode(), sample_transcript()));
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(store_path(folder).c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "ALTER TABLE shapes DROP COLUMN triton_us; "
+                              "UPDATE meta SET value = '1' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
+            SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto reopened = RunStore::open(store_path(folder));
+  ASSERT_TRUE(reopened) << reopened.status().message();
+  auto episodes = reopened->load_episodes();
+  ASSERT_TRUE(episodes) << episodes.status().message();
+  ASSERT_EQ(episodes->size(), 1u);
+  EXPECT_EQ(episodes->front().shapes[0].oracle_us, 11.0);
+  EXPECT_FALSE(episodes->front().shapes[0].triton_us.has_value());
+  results::EpisodeRecord later = sample_episode();
+  later.key.sample = 7;
+  ASSERT_TRUE(reopened->record_episode(later, sample_transcript()));
+  episodes = reopened->load_episodes();
+  ASSERT_EQ(episodes->size(), 2u);
+  EXPECT_EQ(episodes->back().shapes[0].triton_us, 14.0);
 }
 
 TEST(RunStore, RecordsFromManyThreadsAtOnce) {

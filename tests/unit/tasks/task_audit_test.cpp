@@ -94,6 +94,7 @@ TEST(TaskAudit, TheJsonTableReadsBackAsItWasWritten) {
   audit.timed = true;
   audit.seconds = 12.5;
   audit.shapes = {shape("visible-0", 30.0, 40.0, 35.0, 20.0, 4096.0)};
+  audit.shapes[0].triton_us = 36.0;
   audit.findings = {{"oracle-near-floor", "visible-0", "reads 40%", ""}, {"formulas", "", "no floor", "a reason"}};
   audit.unused_exemptions = {"shape-at-20us"};
   auto back = audits_from_json(audit_json({audit}, "exec"));
@@ -108,6 +109,7 @@ TEST(TaskAudit, TheJsonTableReadsBackAsItWasWritten) {
   EXPECT_EQ(read.shapes[0].floor_us, 20.0);
   EXPECT_EQ(read.shapes[0].byte_count, 4096.0);
   EXPECT_FALSE(read.shapes[0].flop_count.has_value());
+  EXPECT_EQ(read.shapes[0].triton_us, 36.0);
   EXPECT_EQ(read.violations(), 1u);
   EXPECT_EQ(read.findings[1].exemption, "a reason");
   EXPECT_EQ(read.unused_exemptions, std::vector<std::string>{"shape-at-20us"});
@@ -148,6 +150,79 @@ TEST(TaskAudit, ATaskTheExecutorCannotRunGetsItsYamlRules) {
   ASSERT_EQ(audit.findings.size(), 2u);
   EXPECT_EQ(rules_by_shape(audit.findings).count(kRuleCategory), 1u);
   EXPECT_TRUE(audit.unused_exemptions.empty());
+}
+
+// dsl-beats-triton: at least 1.05x the plain-Triton baseline in the geometric mean, and no shape over 3% slower.
+TEST(TaskAudit, ADslOracleMustBeatItsPlainTritonBaseline) {
+  TaskSpec task = task_with_shapes();
+  task.split = "dsl";
+  task.triton_baseline_path = "/tasks/dsl/x/triton_baseline.py";  // the timing rules read no file
+  auto with_triton = [](AuditedShape measured, std::optional<double> triton) {
+    measured.triton_us = triton;
+    return measured;
+  };
+  // 1.25x, 1.0x and 0.98x: the geometric mean 1.07 is on the bar, and 2% slower on one shape is allowed.
+  std::vector<AuditedShape> shapes = {with_triton(shape("visible-0", 100, 900, 900, 60, 4e8), 125.0),
+                                      with_triton(shape("held-out-0", 100, 900, 900, 60, 9e8), 100.0),
+                                      with_triton(shape("held-out-1", 100, 900, 900, 60, 9e8), 98.0)};
+  EXPECT_EQ(rules_by_shape(audit_timings(task, shapes)).count(kRuleDslBeatsTriton), 0u);
+  // 4% slower on one shape: that shape is a violation, though the mean (1.06x) is on the bar.
+  shapes[1].triton_us = 104.0;
+  shapes[2].triton_us = 96.0;
+  auto found = rules_by_shape(audit_timings(task, shapes));
+  ASSERT_EQ(found.count(kRuleDslBeatsTriton), 1u);
+  EXPECT_EQ(found.find(kRuleDslBeatsTriton)->second, "held-out-1");
+  // Faster everywhere, but only 1.02x in the mean: a violation of the whole task, with its figure.
+  shapes = {with_triton(shape("visible-0", 100, 900, 900, 60, 4e8), 103.0),
+            with_triton(shape("held-out-0", 100, 900, 900, 60, 9e8), 101.0)};
+  auto findings = audit_timings(task, shapes);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, kRuleDslBeatsTriton);
+  EXPECT_EQ(findings[0].shape, "");
+  EXPECT_NE(findings[0].detail.find("1.020x"), std::string::npos) << findings[0].detail;
+  // A shape where the baseline was not timed cannot show the oracle beats it.
+  shapes[0].triton_us.reset();
+  shapes[1].triton_us = 200.0;
+  found = rules_by_shape(audit_timings(task, shapes));
+  ASSERT_EQ(found.count(kRuleDslBeatsTriton), 1u);
+  EXPECT_EQ(found.find(kRuleDslBeatsTriton)->second, "visible-0");
+  // A task without a plain-Triton baseline is not held to one by the timing rules (triton-baseline is
+  // task.yaml's rule), even where a triton time shows up.
+  task.triton_baseline_path.clear();
+  shapes[0].triton_us = 10.0;
+  EXPECT_EQ(rules_by_shape(audit_timings(task, shapes)).count(kRuleDslBeatsTriton), 0u);
+}
+
+// triton-baseline: a dsl task ships triton_baseline.py, and it defines the entry function at the top level.
+TEST(TaskAudit, ADslTaskShipsATritonBaselineDefiningItsEntry) {
+  testing::TemporaryDirectory dir;
+  TaskSpec task = task_with_shapes();
+  task.entry_function = "matmul";
+  EXPECT_EQ(rules_by_shape(audit_task_yaml(task)).count(kRuleTritonBaseline), 0u);  // standard: none needed
+  task.split = "dsl";
+  auto findings = audit_task_yaml(task);
+  ASSERT_EQ(rules_by_shape(findings).count(kRuleTritonBaseline), 1u);
+  EXPECT_NE(findings[0].detail.find("triton_baseline.py"), std::string::npos) << findings[0].detail;
+  task.triton_baseline_path = dir.write("triton_baseline.py", "import triton\n\n\ndef _matmul(a, b):\n    pass\n\n\n"
+                                                              "class K:\n    def matmul(self, a, b):\n        pass\n");
+  findings = audit_task_yaml(task);  // a method and a prefixed name are not the entry
+  ASSERT_EQ(rules_by_shape(findings).count(kRuleTritonBaseline), 1u);
+  EXPECT_NE(findings[0].detail.find("no top-level function 'matmul'"), std::string::npos) << findings[0].detail;
+  task.triton_baseline_path = dir.write("triton_baseline.py", "import triton\n\n\ndef matmul(a, b):\n    return a @ b\n");
+  EXPECT_TRUE(audit_task_yaml(task).empty());
+}
+
+// docs/task-format.md's rule table (under "The bar") names exactly the audit's rules, in its order.
+TEST(TaskAudit, TheRulesAreTheDocsTable) {
+  std::ifstream docs(testing::source_dir() + "/docs/task-format.md");
+  ASSERT_TRUE(docs.good());
+  std::vector<std::string> documented;
+  bool in_section = false;
+  for (std::string line; std::getline(docs, line);) {
+    if (line.rfind("## ", 0) == 0) in_section = line.rfind("## The bar", 0) == 0;
+    if (in_section && line.rfind("| `", 0) == 0) documented.push_back(line.substr(3, line.find('`', 3) - 3));
+  }
+  EXPECT_EQ(documented, audit_rules());
 }
 
 TEST(TaskAudit, TheScaledOracleWrapsTheEntryPoint) {

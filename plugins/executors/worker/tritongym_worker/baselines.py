@@ -1,7 +1,8 @@
 """Baselines and ceilings, timed in the trusted reference worker with the candidate's own timing loop.
 
-- Baselines per task, shape and dtype: PyTorch eager (the reference), torch.compile(reference) and the
-  task's oracle, timed interleaved over the same input sets the candidate is timed on.
+- Baselines per task, shape and dtype: PyTorch eager (the reference), torch.compile(reference), the
+  task's oracle and, for a DSL task that ships triton_baseline.py, its entry in plain Triton, timed
+  interleaved over the same input sets the candidate is timed on.
 - Ceilings per machine: device copy bandwidth and the matrix rate per dtype, the best this GPU reached
   here; the speed-of-light floor of a shape is max(FLOPs / matrix rate, bytes / bandwidth).
 
@@ -27,7 +28,10 @@ from .inputs import DTYPES, evaluate_expression
 COPY_BYTES = 1 << 30  # 1 GiB each way: far above any L2
 MATMUL_SIZE = 8192
 COMPILE_SECONDS = 120.0  # torch.compile of a reference gets this long; Python loops are unrolled
-BASELINES = ("eager", "compile", "oracle")  # what an executor's `baselines` may name (executor_config.hpp)
+BASELINES = ("eager", "compile", "oracle", "triton")  # what an executor's `baselines` may name (executor_config.hpp)
+# The set whose cache key names no set: the full set before the plain-Triton baseline existed, which every task
+# without triton_baseline.py still asks for, so that its cached entries keep their keys.
+UNNAMED_SET = ("eager", "compile", "oracle")
 RETRY_SECONDS = 0.25  # how often a compile deadline that Python dropped is raised again
 
 
@@ -336,13 +340,18 @@ def restore_dispatch_state(before: dict[str, Any]) -> list[str]:
     return changed
 
 
+def offered(task: dict[str, Any]) -> list[str]:
+    """The baselines a task has: all but `triton` for a task without triton_baseline.py."""
+    return [name for name in BASELINES if name != "triton" or task.get("triton_baseline_path")]
+
+
 def baseline_key(machine: str, files: str, task_id: str, dims: dict[str, Any], dtype: str, cold_l2: bool,
-                 which: Sequence[str] = BASELINES) -> str:
-    """The cache key of one shape's baselines. The full set keeps the key it had before `which` existed;
-    a subset names itself, so that its entry is never taken for the full set's."""
+                 which: Sequence[str] = UNNAMED_SET) -> str:
+    """The cache key of one shape's baselines. UNNAMED_SET keeps the key it had before `which` existed;
+    any other set names itself, so that its entry is never taken for another set's."""
     parts: list[Any] = [machine, files, task_id, dims, dtype, cold_l2, timing.METHOD]
     chosen = sorted(set(which))
-    if chosen != sorted(BASELINES):
+    if chosen != sorted(UNNAMED_SET):
         parts.append(chosen)
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -377,9 +386,11 @@ def only(found: dict[str, Any], which: Sequence[str]) -> dict[str, Any]:
 def baseline_functions(reference: Callable[..., Any], oracle: Callable[..., Any] | None,
                        input_sets: list[list[Any]], which: Sequence[str] = BASELINES,
                        compile_seconds: float = COMPILE_SECONDS,
-                       compile_problem: str = "") -> tuple[dict[str, Callable[..., Any]], dict[str, str]]:
+                       compile_problem: str = "",
+                       triton: Callable[..., Any] | None = None) -> tuple[dict[str, Callable[..., Any]], dict[str, str]]:
     """The functions to time, of `which`, in BASELINES order, and the problems of those that could not be
-    made. `compile_problem` (an earlier shape's compile failure) skips torch.compile."""
+    made. `compile_problem` (an earlier shape's compile failure) skips torch.compile. `triton` is the task's
+    plain-Triton baseline (None: the task has none)."""
     functions: dict[str, Callable[..., Any]] = {}
     problems: dict[str, str] = {}
     if "eager" in which:
@@ -394,16 +405,19 @@ def baseline_functions(reference: Callable[..., Any], oracle: Callable[..., Any]
                 problems["compile"] = f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:200]}"
     if "oracle" in which and oracle is not None:
         functions["oracle"] = oracle
+    if "triton" in which and triton is not None:
+        functions["triton"] = triton
     return functions, problems
 
 
 def time_baselines(reference: Callable[..., Any], oracle: Callable[..., Any] | None,
                    input_sets: list[list[Any]], cold_l2: bool = True,
                    compile_seconds: float = COMPILE_SECONDS, compile_problem: str = "",
-                   which: Sequence[str] = BASELINES) -> dict[str, Any]:
-    """Those of eager, torch.compile and the oracle that `which` names, interleaved call by call over the
-    same input sets."""
-    functions, problems = baseline_functions(reference, oracle, input_sets, which, compile_seconds, compile_problem)
+                   which: Sequence[str] = BASELINES, triton: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """Those of eager, torch.compile, the oracle and the plain-Triton baseline that `which` names, interleaved
+    call by call over the same input sets."""
+    functions, problems = baseline_functions(reference, oracle, input_sets, which, compile_seconds, compile_problem,
+                                             triton)
     out: dict[str, Any] = {"cold_l2": cold_l2, "problems": problems, "timed": list(functions)}
     if not functions:
         return out

@@ -130,23 +130,22 @@ class ReferenceRole:
         return {"ok": True, "ceilings": found, "cached": found is not None}
 
     def baselines(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Eager, torch.compile and oracle times per shape (those the request's `baselines` names: all three
-        by default), on the candidate's input sets (cached per machine, task files, shape and dtype), and
-        each shape's speed-of-light floor. With `cached_only`, times none: the reply says `missing` (the
+        """Eager, torch.compile, oracle and plain-Triton baseline times per shape (those of the task's that the
+        request's `baselines` names: all by default; `triton` only where the task ships triton_baseline.py), on
+        the candidate's input sets (cached per machine, task files, shape and dtype), and each shape's speed-of-light floor. With `cached_only`, times none: the reply says `missing` (the
         first shape not in the cache) instead."""
         from . import baselines
 
         task, ceilings = request["task"], request["ceilings"]
         cache = baselines.Cache(os.path.join(request["cache_dir"], "baselines"))
-        files = baselines.file_digest(task["reference_path"], task.get("oracle_path", ""))
+        files = baselines.file_digest(task["reference_path"], task.get("oracle_path", ""),
+                                      task.get("triton_baseline_path", ""))
         machine = baselines.machine_key()
         reference = self._reference_module(task["reference_path"]).reference
-        which = [name for name in baselines.BASELINES if name in request.get("baselines", baselines.BASELINES)]
-        oracle = None
-        if task.get("oracle_path") and "oracle" in which:
-            if task["oracle_path"] not in self._modules:
-                self._modules[task["oracle_path"]] = baselines._load_module(task["oracle_path"], f"oracle_{len(self._modules)}")
-            oracle = getattr(self._modules[task["oracle_path"]], task["entry"], None)
+        offered = baselines.offered(task)
+        which = [name for name in offered if name in request.get("baselines", baselines.BASELINES)]
+        oracle = self._entry_of(task, "oracle_path", "oracle") if "oracle" in which else None
+        triton = self._entry_of(task, "triton_baseline_path", "triton_baseline") if "triton" in which else None
         compile_seconds = float(request.get("compile_seconds", baselines.COMPILE_SECONDS))
         timeout_key = baselines.timeout_key(machine, files, task["id"], compile_seconds)
         shapes = []
@@ -154,8 +153,9 @@ class ReferenceRole:
             cold_l2 = request.get("cold_l2", True)
             key = baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"], cold_l2, which)
             found = cache.get(key) if which else {"cold_l2": cold_l2, "problems": {}, "timed": []}
-            if found is None and len(which) < len(baselines.BASELINES):  # the full set's entry serves a subset
-                full = cache.get(baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"], cold_l2))
+            if found is None and len(which) < len(offered):  # the task's full set's entry serves a subset
+                full = cache.get(baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"],
+                                                        cold_l2, offered))
                 found = baselines.only(full, which) if full is not None else None
             if found is not None and "compile" in which and baselines.compile_given_up_sooner(found, compile_seconds):
                 found = None
@@ -172,7 +172,8 @@ class ReferenceRole:
                 with torch.cuda.device(int(gpu or 0)) if self.device.startswith("cuda") else contextlib.nullcontext():
                     found = baselines.time_baselines(
                         reference, oracle, sets, cold_l2=request.get("cold_l2", True),
-                        compile_seconds=compile_seconds, compile_problem=cache.get(timeout_key) or "", which=which)
+                        compile_seconds=compile_seconds, compile_problem=cache.get(timeout_key) or "", which=which,
+                        triton=triton)
                 del sets
                 problem = found.get("problems", {}).get("compile", "")
                 if problem.startswith("TimeoutError"):  # the next shape would unroll the same loops
@@ -189,6 +190,18 @@ class ReferenceRole:
         if self.retire:
             reply["retire"] = True
         return reply
+
+    def _entry_of(self, task: dict[str, Any], path_key: str, label: str) -> Any:
+        """The entry function of one of the task's own files (oracle.py, triton_baseline.py), loaded once per
+        path; None where the task has no such file or it defines no entry."""
+        from . import baselines
+
+        path = task.get(path_key)
+        if not path:
+            return None
+        if path not in self._modules:
+            self._modules[path] = baselines._load_module(path, f"{label}_{len(self._modules)}")
+        return getattr(self._modules[path], task["entry"], None)
 
     def compare(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "cases": [self._compare_case(case) for case in request["cases"]]}

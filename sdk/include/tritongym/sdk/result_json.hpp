@@ -23,6 +23,7 @@ inline boost::json::object shape_json(const ShapeOutcome& shape) {
                      {"event_median_us", t->event_median_us}, {"wall_median_us", t->wall_median_us},
                      {"cold_l2", t->cold_l2}, {"eager_us", optional_json(t->eager_us)},
                      {"compile_us", optional_json(t->compile_us)}, {"oracle_us", optional_json(t->oracle_us)},
+                     {"triton_us", optional_json(t->triton_us)},
                      {"speed_of_light_us", optional_json(t->speed_of_light_us)},
                      {"flop_count", optional_json(t->flop_count)}, {"byte_count", optional_json(t->byte_count)},
                      {"library_fraction", t->library_fraction}};

@@ -112,6 +112,9 @@ struct TaskSpec {
   std::string directory;                      // absolute folder of the task
   std::string reference_path;                 // absolute path of reference.py ("" if none)
   std::string oracle_path;                    // absolute path of oracle.py ("" if none)
+  // Absolute path of triton_baseline.py ("" if none): the entry function in plain @triton.jit kernels, which a
+  // task in another DSL (Gluon) ships so that its oracle is held to the best plain Triton (docs/task-format.md).
+  std::string triton_baseline_path;
   std::vector<std::string> dtypes;            // "float32", "float16", "bfloat16", ...
   std::vector<ShapeSpec> visible_shapes;      // the agent may test on these
   std::vector<ShapeSpec> held_out_shapes;     // only the final score uses these
@@ -216,6 +219,7 @@ struct ShapeTiming {
   std::optional<double> eager_us;           // PyTorch eager reference, same machine and shape
   std::optional<double> compile_us;         // torch.compile(reference)
   std::optional<double> oracle_us;          // the task's oracle (revealed to the model only when the run says so)
+  std::optional<double> triton_us;          // the task's triton_baseline.py (DSL tasks that ship one)
   std::optional<double> speed_of_light_us;  // floor from the task's FLOP/byte formulas and machine ceilings
   std::optional<double> flop_count;         // the task's FLOP formula at this shape
   std::optional<double> byte_count;         // the task's byte formula at this shape (bytes moved)

@@ -19,7 +19,7 @@
   "." TRITONGYM_DETAIL_STR(TRITONGYM_SDK_VERSION_PATCH)
 
 // Bumped whenever a type that crosses the plugin boundary changes layout or meaning.
-#define TRITONGYM_PLUGIN_ABI_VERSION 6u
+#define TRITONGYM_PLUGIN_ABI_VERSION 7u
 
 // What the plugin was built with. Keys that must match the host: stdlib, cxx11abi, sdk (major.minor).
 // compiler is informational (libstdc++'s ABI is stable across GCC majors).
