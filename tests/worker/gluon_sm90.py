@@ -99,7 +99,10 @@ def compile_only_sm90() -> Iterator[list[CompiledKernel]]:
         return kernel
 
     def bench(self, *args, config, **meta):  # every config of an autotuned kernel is compiled, none is timed
-        self.fn.run(*args, **dict(meta, **config.all_kwargs()))
+        current = dict(meta, **config.all_kwargs())
+        if config.pre_hook:  # a config's hook may shape its arguments (host TMA descriptors' blocks)
+            config.pre_hook({**self.nargs, **current})
+        self.fn.run(*args, **current)
         return [0.0, 0.0, 0.0]
 
     original_bench = triton_autotuner.Autotuner._bench
