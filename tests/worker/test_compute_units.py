@@ -99,6 +99,17 @@ def test_the_alu_chains_xor_then_max(kernels):
     assert len(set(got.tolist())) > 2  # the chains do not collapse to a constant
 
 
+def test_the_fp32_alu_chains_clamp(kernels):
+    lanes = np.arange(LANES)
+    chains = [(lanes % 7 + 1).astype(np.float32) + np.float32(i) for i in range(4)]
+    for _ in range(STEPS):
+        chains = [np.minimum(np.maximum(c, np.float32(baselines.CLAMP_LOW)), np.float32(baselines.CLAMP_HIGH))
+                  for c in chains]
+    got = _launch(kernels.clamp_chains, torch.empty(LANES, dtype=torch.float32), baselines.CLAMP_LOW,
+                  baselines.CLAMP_HIGH)
+    assert np.array_equal(got, chains[0] + chains[1] + chains[2] + chains[3])
+
+
 def test_the_gathers_sum_the_table_at_their_random_indices(kernels):
     table = torch.randn(1 << 10)
     mask = table.numel() - 1

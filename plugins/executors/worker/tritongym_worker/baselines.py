@@ -98,7 +98,7 @@ COMPUTE_UNITS = ("tensor", "tf32", "simt", "int", "alu", "issue", "l2-gather", "
 INSTRUCTION_RATES = {"issue": "issue_instructions_per_s", "alu": "alu_instructions_per_s",
                      "l2-gather": "l2_gathers_per_s"}  # unit -> ceilings key of the rates counted per instruction
 CEILINGS_METHOD = ("v4: memory patterns, tensor rates per dtype (int8 included) and tf32, simt fp32 and int32 "
-                   "multiply-adds, issue (fp32 add chains), alu (int32 xor-max chains), l2 gathers")
+                   "multiply-adds, issue (fp32 add chains), alu (int32 xor-max, fp32 max-min chains), l2 gathers")
 
 
 def measure_ceilings() -> dict[str, Any]:
@@ -210,6 +210,19 @@ def rate_kernels() -> Any:
         tl.store(out + offsets, a ^ b ^ c ^ d)
 
     @triton.jit
+    def clamp_chains(out, low, high, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+        # fp32 max then min (FMNMX, the ALU pipe), two a step: the instruction of max-plus and min/max networks
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        a = (offsets % 7 + 1).to(tl.float32)
+        b, c, d = a + 1, a + 2, a + 3
+        for _ in range(ITERATIONS):
+            a = tl.minimum(tl.maximum(a, low), high)
+            b = tl.minimum(tl.maximum(b, low), high)
+            c = tl.minimum(tl.maximum(c, low), high)
+            d = tl.minimum(tl.maximum(d, low), high)
+        tl.store(out + offsets, a + b + c + d)
+
+    @triton.jit
     def gathers(out, table, table_mask, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
         # scattered 4-byte loads from a table in the L2 (far above one SM's L1): a linear congruential index per lane
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -221,17 +234,19 @@ def rate_kernels() -> Any:
         tl.store(out + offsets, total)
 
     return types.SimpleNamespace(multiply_add_chains=multiply_add_chains, add_chains=add_chains,
-                                 xor_max_chains=xor_max_chains, gathers=gathers)
+                                 xor_max_chains=xor_max_chains, clamp_chains=clamp_chains, gathers=gathers)
 
 
 GATHER_TABLE_BYTES = 16 << 20  # in the L2 of an A100, H100 or H200, and 64 times one SM's L1
-XOR_KEY, MAX_LOW = 0x5BD1E995, -7  # what the alu chains xor with and hold above
+XOR_KEY, MAX_LOW = 0x5BD1E995, -7  # what the int32 alu chains xor with and hold above
+CLAMP_LOW, CLAMP_HIGH = 2.5, 4.5  # the fp32 alu chains' bounds
 
 
 def simt_rates(device: torch.device) -> dict[str, float]:
     """The CUDA cores' rates: fp32 and int32 multiply-adds (2 FLOPs or ops each), instructions at the issue limit
-    (fp32 adds), ALU-pipe instructions (int32 xor and max) and L2 gathers (4-byte loads at random from a 16 MiB
-    table), each per second over the whole GPU."""
+    (fp32 adds), ALU-pipe instructions (the faster of int32 xor-max and fp32 max-min chains) and L2 gathers
+    (4-byte loads at random from a 16 MiB table), each per second over the whole GPU. On sm_90 the chains compile
+    to FFMA, IMAD, FADD, LOP3 + VIMNMX and FMNMX alone (cuobjdump -sass of a 16-step unrolled build)."""
     kernels = rate_kernels()
     properties = torch.cuda.get_device_properties(device)
     block, iterations = 1024, 2048
@@ -248,7 +263,9 @@ def simt_rates(device: torch.device) -> dict[str, float]:
         "simt_fp32_flops_per_s": per_second(kernels.multiply_add_chains, torch.float32, (0.999, 0.001), 4 * 2),
         "simt_int32_ops_per_s": per_second(kernels.multiply_add_chains, torch.int32, (3, 1), 4 * 2),
         "issue_instructions_per_s": per_second(kernels.add_chains, torch.float32, (0.001,), 4),
-        "alu_instructions_per_s": per_second(kernels.xor_max_chains, torch.int32, (XOR_KEY, MAX_LOW), 4 * 2),
+        "alu_instructions_per_s": max(
+            per_second(kernels.xor_max_chains, torch.int32, (XOR_KEY, MAX_LOW), 4 * 2),
+            per_second(kernels.clamp_chains, torch.float32, (CLAMP_LOW, CLAMP_HIGH), 4 * 2)),
         "l2_gathers_per_s": per_second(kernels.gathers, torch.float32, (table, table.numel() - 1), 1, 64),
     }
 
