@@ -227,7 +227,7 @@ def rate_kernels() -> Any:
         # scattered 4-byte loads from a table in the L2 (far above one SM's L1): a linear congruential index per lane
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         index = offsets & table_mask
-        total = tl.zeros([BLOCK], dtype=tl.float32)
+        total = (offsets * 0).to(tl.float32)  # (tl.zeros is a jit function the interpreter may not patch)
         for _ in range(ITERATIONS):
             index = (index * 1103515245 + 12345) & table_mask
             total += tl.load(table + index)
