@@ -158,6 +158,9 @@ TEST_F(ShippedPlugins, DirectorySuiteReadsTheComputeUnitAndTheAuditExemptions) {
   ASSERT_TRUE(good) << good.status().to_string();
   EXPECT_EQ(good->front().compute_unit, "simt");
   EXPECT_EQ(good->front().audit_exemptions.at("shape-at-20us@visible-0"), "a one-line reason");
+  auto gather = load("compute_unit: l2-gather\n");
+  ASSERT_TRUE(gather) << gather.status().to_string();
+  EXPECT_EQ(gather->front().compute_unit, "l2-gather");
   auto unit = load("compute_unit: simd\n");
   ASSERT_FALSE(unit);
   EXPECT_NE(unit.status().message().find("did you mean 'simt'"), std::string::npos) << unit.status().message();

@@ -146,7 +146,7 @@ def test_a_tasks_compute_unit_picks_the_rate_its_flops_are_held_to():
     assert baselines.speed_of_light_us(work, "float32", ceilings, "memory") is None  # no bytes, no compute floor
     # Ceilings measured before the units existed: the fastest rate, which can only lower the floor.
     assert baselines.speed_of_light_us(work, "float32", CEILINGS, "simt") == pytest.approx(1e12 / 1500e12 * 1e6)
-    assert set(baselines.COMPUTE_UNITS) == {"tensor", "tf32", "simt", "int", "memory"}
+    assert set(baselines.COMPUTE_UNITS) == {"tensor", "tf32", "simt", "int", "alu", "issue", "l2-gather", "memory"}
 
 
 def test_only_int8_inputs_reach_the_int8_tensor_rate():

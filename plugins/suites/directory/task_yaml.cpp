@@ -247,10 +247,11 @@ Result<TaskSpec> parse_task_yaml(const std::string& task_yaml_path, const std::s
   if (Status s = reader.string(root, "flops", task.flops_formula, false); !s.is_ok()) return s;
   if (Status s = reader.string(root, "bytes", task.bytes_formula, false); !s.is_ok()) return s;
   if (Status s = reader.string(root, "compute_unit", task.compute_unit, false); !s.is_ok()) return s;
-  static const std::vector<std::string> units = {"tensor", "tf32", "simt", "int", "memory"};
+  static const std::vector<std::string> units = {"tensor", "tf32", "simt", "int", "alu", "issue", "l2-gather",
+                                                 "memory"};
   if (!task.compute_unit.empty() && std::find(units.begin(), units.end(), task.compute_unit) == units.end())
     return reader.error(root["compute_unit"], "compute_unit '" + task.compute_unit +
-                                                  "' must be tensor, tf32, simt, int or memory" +
+                                                  "' must be tensor, tf32, simt, int, alu, issue, l2-gather or memory" +
                                                   did_you_mean(task.compute_unit, units));
   if (Status s = check_bytes_scale_with_dtype(reader, root, task); !s.is_ok()) return s;
   if (Status s = reader.strings(root, "allowed_library_kernels", task.allowed_library_kernels); !s.is_ok()) return s;

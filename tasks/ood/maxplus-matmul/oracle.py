@@ -12,6 +12,11 @@ _CONFIGS = [
     triton.Config({"BM": 128, "BN": 128, "U": 4, "GROUP_M": 8}, num_warps=4, num_stages=1),
     triton.Config({"BM": 256, "BN": 128, "U": 4, "GROUP_M": 8}, num_warps=8, num_stages=1),
     triton.Config({"BM": 128, "BN": 64, "U": 4, "GROUP_M": 8}, num_warps=4, num_stages=1),
+    # two-warp tiles (131 and 186 registers and no stack on sm_90; the four-warp ones use 255 and spill outside
+    # the k loop): more programs at once, and a shorter last wave on shapes like 5000 x 1234, whose 128-wide
+    # tiles fill 1.5 waves
+    triton.Config({"BM": 64, "BN": 64, "U": 4, "GROUP_M": 8}, num_warps=2, num_stages=1),
+    triton.Config({"BM": 64, "BN": 128, "U": 4, "GROUP_M": 8}, num_warps=2, num_stages=1),
 ]
 if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: one config, no tuning
     _CONFIGS = _CONFIGS[:1]

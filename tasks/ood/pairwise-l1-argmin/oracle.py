@@ -5,13 +5,15 @@ import triton
 import triton.language as tl
 
 # L1 has no tensor-core form: each program keeps a BM x BN distance tile in registers and accumulates
-# |x - c| one coordinate at a time (two FP32 ops per pair, the x column and c row from L1), keeps a running
-# (min, argmin) per query row, and the candidate axis is split over programs when there are too few query
-# blocks to fill the 132 SMs; a tiny second kernel merges the per-split winners.
+# |x - c| one coordinate at a time (two FP32 adds per pair, the abs a free modifier; the x column and c row
+# from L1, U coordinates unrolled so the next loads issue under the adds), keeps a running (min, index) per
+# tile element and reduces the rows once at the end, and the candidate axis is split over programs when there
+# are too few query blocks to fill the 132 SMs; a tiny second kernel merges the per-split winners.
 _CONFIGS = [
-    triton.Config({"BM": 128, "BN": 128}, num_warps=4, num_stages=1),
-    triton.Config({"BM": 64, "BN": 128}, num_warps=4, num_stages=1),
-    triton.Config({"BM": 128, "BN": 64}, num_warps=4, num_stages=1),
+    triton.Config({"BM": 128, "BN": 64, "U": 4}, num_warps=4, num_stages=1),
+    triton.Config({"BM": 128, "BN": 128, "U": 4}, num_warps=4, num_stages=1),
+    triton.Config({"BM": 64, "BN": 64, "U": 4}, num_warps=2, num_stages=1),  # more, smaller tiles: a shorter tail
+    triton.Config({"BM": 64, "BN": 128, "U": 4}, num_warps=2, num_stages=1),
 ]
 if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmark: one config, no tuning
     _CONFIGS = _CONFIGS[:1]
@@ -20,7 +22,7 @@ if os.environ.get("TRITON_INTERPRET") == "1":  # the interpreter cannot benchmar
 @triton.autotune(configs=_CONFIGS, key=["M", "N", "D"])
 @triton.jit
 def _l1_argmin_partial_kernel(x_ptr, c_ptr, best_d_ptr, best_i_ptr, M, N, D, SPLIT, BM: tl.constexpr,
-                              BN: tl.constexpr):
+                              BN: tl.constexpr, U: tl.constexpr):
     pid_m = tl.program_id(0)
     split = tl.program_id(1)
     rm = pid_m * BM + tl.arange(0, BM)
@@ -28,22 +30,30 @@ def _l1_argmin_partial_kernel(x_ptr, c_ptr, best_d_ptr, best_i_ptr, M, N, D, SPL
     x_rows = x_ptr + rm.to(tl.int64) * D
     n_blocks = tl.cdiv(N, BN)
     per_split = tl.cdiv(n_blocks, SPLIT)
-    best_d = tl.full((BM,), float("inf"), dtype=tl.float32)
-    best_i = tl.zeros((BM,), dtype=tl.int32)
+    # the best distance so far and its candidate, per (row, column slot) of the tile: an elementwise compare and
+    # two selects per candidate block, where a row argmin per block (a shuffle reduction) cost as much as 50 steps
+    tile_d = tl.full((BM, BN), float("inf"), dtype=tl.float32)
+    tile_j = tl.zeros((BM, BN), dtype=tl.int32)
     for nb in range(split * per_split, min((split + 1) * per_split, n_blocks)):
         rn = nb * BN + tl.arange(0, BN)
         mask_n = rn < N
         c_rows = c_ptr + rn.to(tl.int64) * D
         acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, D):
+        d_main = (D // U) * U
+        for k0 in range(0, d_main, U):  # unrolled by U: the next step's loads are issued under this step's adds
+            for u in tl.static_range(U):
+                xv = tl.load(x_rows + (k0 + u), mask=mask_m, other=0.0)
+                cv = tl.load(c_rows + (k0 + u), mask=mask_n, other=0.0)
+                acc += tl.abs(xv[:, None] - cv[None, :])
+        for k in range(d_main, D):
             xv = tl.load(x_rows + k, mask=mask_m, other=0.0)
             cv = tl.load(c_rows + k, mask=mask_n, other=0.0)
             acc += tl.abs(xv[:, None] - cv[None, :])
-        acc = tl.where(mask_n[None, :], acc, float("inf"))
-        chunk_d, chunk_j = tl.min(acc, axis=1, return_indices=True)
-        better = chunk_d < best_d
-        best_d = tl.where(better, chunk_d, best_d)
-        best_i = tl.where(better, nb * BN + chunk_j, best_i)
+        better = (acc < tile_d) & mask_n[None, :]  # blocks come in index order: a tie keeps the lower index
+        tile_d = tl.where(better, acc, tile_d)
+        tile_j = tl.where(better, rn[None, :], tile_j)
+    best_d = tl.min(tile_d, axis=1)
+    best_i = tl.min(tl.where(tile_d == best_d[:, None], tile_j, N), axis=1)  # the lowest index at the minimum
     out = split.to(tl.int64) * M + rm
     tl.store(best_d_ptr + out, best_d, mask=mask_m)
     tl.store(best_i_ptr + out, best_i, mask=mask_m)

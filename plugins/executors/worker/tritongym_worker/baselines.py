@@ -3,8 +3,8 @@
 - Baselines per task, shape and dtype: PyTorch eager (the reference), torch.compile(reference), the
   task's oracle and, for a DSL task that ships triton_baseline.py, its entry in plain Triton, timed
   interleaved over the same input sets the candidate is timed on.
-- Ceilings per machine: device copy bandwidth and the matrix rate per dtype, the best this GPU reached
-  here; the speed-of-light floor of a shape is max(FLOPs / matrix rate, bytes / bandwidth).
+- Ceilings per machine: DRAM bandwidth, the matrix rate per dtype and the CUDA cores' rates, the best this GPU
+  reached here; the speed-of-light floor of a shape is max(work / the rate of its compute unit, bytes / bandwidth).
 
 Both are measured once per machine and kept in a cache folder (keyed by GPU, driver, torch, triton and
 the task's files), so a run pays for them once.
@@ -18,6 +18,7 @@ import json
 import math
 import os
 import threading
+import types
 from typing import Any, Callable, Sequence
 
 import torch
@@ -84,16 +85,29 @@ class Cache:
 
 
 # The units a task's `compute_unit` may name (docs/task-format.md, "Speed-of-light floors"): which measured rate
-# its FLOP formula is divided by. tensor: the fastest tensor-core rate its dtype may use; tf32: fp32 matrix work
+# its `flops` formula is divided by. tensor: the fastest tensor-core rate its dtype may use; tf32: fp32 matrix work
 # on TF32 tensor cores; simt: fp32 FMAs on the CUDA cores (2 FLOPs each); int: int32 multiply-adds on the CUDA
-# cores (2 ops each); memory: no compute floor, bytes only.
-COMPUTE_UNITS = ("tensor", "tf32", "simt", "int", "memory")
-CEILINGS_METHOD = "v3: memory patterns, tensor rates per dtype (int8 included) and tf32, simt fp32 and int32 multiply-adds"
+# cores (2 ops each); memory: no compute floor, bytes only. The next three count instructions, not FLOPs, for work
+# that does not fuse into multiply-adds (one per 32-bit lane operation):
+# - issue: instructions of any kind at the warp schedulers' limit, one warp instruction per clock per SM
+#   sub-partition (128 lanes a clock per SM on sm_80 and sm_90, the fp32 add rate of the CUDA C++ Programming
+#   Guide's arithmetic-instruction table); for fp32 adds (|a - b| accumulated: the abs is a free source modifier)
+#   and for integer work whose adds and shifts the compiler may also place on the multiply-add pipe.
+# - alu: instructions only the ALU pipe executes: fp32 and int32 min/max, compares, logic (LOP3) and shifts,
+#   64 lanes a clock per SM on sm_80 and sm_90 ("compare, minimum, maximum", "bitwise AND/OR/XOR" and "shift"
+#   rows of that table; NVIDIA's pipe descriptions put FP32 and IMAD on the FMA pipes, the rest here).
+# - l2-gather: scattered 4-byte loads served by the L2 (one 32-byte sector each), for gathers from a vector
+#   that fits in the L2 but not in the L1: what bounds them is the L2's request rate, not DRAM.
+COMPUTE_UNITS = ("tensor", "tf32", "simt", "int", "alu", "issue", "l2-gather", "memory")
+INSTRUCTION_RATES = {"issue": "issue_instructions_per_s", "alu": "alu_instructions_per_s",
+                     "l2-gather": "l2_gathers_per_s"}  # unit -> ceilings key of the rates counted per instruction
+CEILINGS_METHOD = ("v4: memory patterns, tensor rates per dtype (int8 included) and tf32, simt fp32 and int32 "
+                   "multiply-adds, issue (fp32 add chains), alu (int32 xor-max, fp32 max-min chains), l2 gathers")
 
 
 def measure_ceilings() -> dict[str, Any]:
     """What this GPU reaches, per unit (CUPTI medians): DRAM bandwidth as the best of four access patterns, the
-    tensor-core rate per dtype, and the CUDA cores' fp32 and int32 multiply-add rates."""
+    tensor-core rate per dtype, and the CUDA cores' rates (simt_rates)."""
     device = torch.device("cuda", torch.cuda.current_device())
     patterns = memory_patterns(device)
     rates: dict[str, float] = {}
@@ -152,14 +166,17 @@ def memory_patterns(device: torch.device) -> dict[str, float]:
     return measured
 
 
-def simt_rates(device: torch.device) -> dict[str, float]:
-    """The CUDA cores' fp32 and int32 multiply-add rates, from a Triton kernel of independent multiply-add chains
-    in registers (2 FLOPs or ops each)."""
+def rate_kernels() -> Any:
+    """The Triton kernels the CUDA cores' rates are measured with, built on first use (triton is imported here, and
+    a kernel defined while TRITON_INTERPRET=1 runs on the CPU, which is how a test checks their arithmetic).
+
+    Each lane runs four independent chains in registers, eight lanes a thread: enough independent work to keep
+    every pipe busy, so the time is set by the issue rate of the chained instructions and not by their latency."""
     import triton
     import triton.language as tl
 
     @triton.jit
-    def chains(out, multiplier, addend, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+    def multiply_add_chains(out, multiplier, addend, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         a = (offsets % 7 + 1).to(out.dtype.element_ty)
         b, c, d = a + 1, a + 2, a + 3
@@ -170,17 +187,91 @@ def simt_rates(device: torch.device) -> dict[str, float]:
             d = d * multiplier + addend
         tl.store(out + offsets, a + b + c + d)
 
+    @triton.jit
+    def add_chains(out, addend, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+        # fp32 adds (FADD): both FMA pipes take them, 128 lanes a clock per SM, the schedulers' issue limit
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        a = (offsets % 7 + 1).to(tl.float32)
+        b, c, d = a + 1, a + 2, a + 3
+        for _ in range(ITERATIONS):
+            a = a + addend
+            b = b + addend
+            c = c + addend
+            d = d + addend
+        tl.store(out + offsets, a + b + c + d)
+
+    @triton.jit
+    def xor_max_chains(out, key, low, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+        # int32 xor (LOP3) and max (IMNMX): ALU-pipe instructions only, two a step; neither folds into the other
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        a = offsets * 3 + 1
+        b, c, d = a + 1, a + 2, a + 3
+        for _ in range(ITERATIONS):
+            a = tl.maximum(a ^ key, low)
+            b = tl.maximum(b ^ key, low)
+            c = tl.maximum(c ^ key, low)
+            d = tl.maximum(d ^ key, low)
+        tl.store(out + offsets, a ^ b ^ c ^ d)
+
+    @triton.jit
+    def clamp_chains(out, low, high, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+        # fp32 max then min (FMNMX, the ALU pipe), two a step: the instruction of max-plus and min/max networks
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        a = (offsets % 7 + 1).to(tl.float32)
+        b, c, d = a + 1, a + 2, a + 3
+        for _ in range(ITERATIONS):
+            a = tl.minimum(tl.maximum(a, low), high)
+            b = tl.minimum(tl.maximum(b, low), high)
+            c = tl.minimum(tl.maximum(c, low), high)
+            d = tl.minimum(tl.maximum(d, low), high)
+        tl.store(out + offsets, a + b + c + d)
+
+    @triton.jit
+    def gathers(out, table, table_mask, ITERATIONS: tl.constexpr, BLOCK: tl.constexpr):
+        # scattered 4-byte loads from a table in the L2 (far above one SM's L1): a linear congruential index per lane
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        index = offsets & table_mask
+        total = (offsets * 0).to(tl.float32)  # (tl.zeros is a jit function the interpreter may not patch)
+        for _ in range(ITERATIONS):
+            index = (index * 1103515245 + 12345) & table_mask
+            total += tl.load(table + index)
+        tl.store(out + offsets, total)
+
+    return types.SimpleNamespace(multiply_add_chains=multiply_add_chains, add_chains=add_chains,
+                                 xor_max_chains=xor_max_chains, clamp_chains=clamp_chains, gathers=gathers)
+
+
+GATHER_TABLE_BYTES = 16 << 20  # in the L2 of an A100, H100 or H200, and 64 times one SM's L1
+XOR_KEY, MAX_LOW = 0x5BD1E995, -7  # what the int32 alu chains xor with and hold above
+CLAMP_LOW, CLAMP_HIGH = 2.5, 4.5  # the fp32 alu chains' bounds
+
+
+def simt_rates(device: torch.device) -> dict[str, float]:
+    """The CUDA cores' rates: fp32 and int32 multiply-adds (2 FLOPs or ops each), instructions at the issue limit
+    (fp32 adds), ALU-pipe instructions (the faster of int32 xor-max and fp32 max-min chains) and L2 gathers
+    (4-byte loads at random from a 16 MiB table), each per second over the whole GPU. On sm_90 the chains compile
+    to FFMA, IMAD, FADD, LOP3 + VIMNMX and FMNMX alone (cuobjdump -sass of a 16-step unrolled build)."""
+    kernels = rate_kernels()
     properties = torch.cuda.get_device_properties(device)
     block, iterations = 1024, 2048
     programs = properties.multi_processor_count * 16
-    found = {}
-    for key, dtype, multiplier, addend in (("simt_fp32_flops_per_s", torch.float32, 0.999, 0.001),
-                                           ("simt_int32_ops_per_s", torch.int32, 3, 1)):
+
+    def per_second(kernel: Any, dtype: torch.dtype, arguments: tuple, per_lane_step: int, steps: int = iterations) -> float:
         out = torch.empty(programs * block, dtype=dtype, device=device)
-        launch = lambda o: chains[(programs,)](o, multiplier, addend, ITERATIONS=iterations, BLOCK=block)  # noqa: E731
+        launch = lambda o: kernel[(programs,)](o, *arguments, ITERATIONS=steps, BLOCK=block)  # noqa: E731
         launch(out)  # compiled before it is timed
-        found[key] = 2.0 * 4 * iterations * programs * block / (_median_us({"chains": launch}, [out]) * 1e-6)
-    return found
+        return per_lane_step * steps * programs * block / (_median_us({"chains": launch}, [out]) * 1e-6)
+
+    table = torch.randn(GATHER_TABLE_BYTES // 4, device=device)
+    return {
+        "simt_fp32_flops_per_s": per_second(kernels.multiply_add_chains, torch.float32, (0.999, 0.001), 4 * 2),
+        "simt_int32_ops_per_s": per_second(kernels.multiply_add_chains, torch.int32, (3, 1), 4 * 2),
+        "issue_instructions_per_s": per_second(kernels.add_chains, torch.float32, (0.001,), 4),
+        "alu_instructions_per_s": max(
+            per_second(kernels.xor_max_chains, torch.int32, (XOR_KEY, MAX_LOW), 4 * 2),
+            per_second(kernels.clamp_chains, torch.float32, (CLAMP_LOW, CLAMP_HIGH), 4 * 2)),
+        "l2_gathers_per_s": per_second(kernels.gathers, torch.float32, (table, table.numel() - 1), 1, 64),
+    }
 
 
 def distinct_lower_bound(draws: float, values: float, miss_probability: float = 1e-9) -> float:
@@ -224,7 +315,7 @@ def speed_of_light_us(work: dict[str, float], dtype: str, ceilings: dict[str, An
 
 
 def compute_rate(ceilings: dict[str, Any], dtype: str, unit: str) -> float:
-    """FLOPs (or ops) per second of `unit` for work in `dtype`. tensor: the fastest tensor-core rate the dtype may
+    """FLOPs (or ops, or for issue, alu and l2-gather instructions) per second of `unit` for work in `dtype`. tensor: the fastest tensor-core rate the dtype may
     use (fp32 work may run as TF32 and 16-bit work as fp16/bf16; only fp8 inputs reach the fp8 rate and only int8
     inputs the int8 rate). A rate this machine's ceilings lack falls back to the fastest one measured, which can
     only lower the floor."""
@@ -234,6 +325,8 @@ def compute_rate(ceilings: dict[str, Any], dtype: str, unit: str) -> float:
         return float(ceilings.get("simt_fp32_flops_per_s", fastest))
     if unit == "int":
         return float(ceilings.get("simt_int32_ops_per_s", fastest))
+    if unit in INSTRUCTION_RATES:  # instructions (or gathers) per second; the flops formula counts them
+        return float(ceilings.get(INSTRUCTION_RATES[unit], fastest))
     if unit == "tf32":
         return float(rates.get("tf32", fastest))
     narrow = ("float8", "int8")  # rates only inputs of that very format reach

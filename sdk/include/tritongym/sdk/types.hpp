@@ -127,7 +127,9 @@ struct TaskSpec {
   std::string bytes_formula;                  // expression over dims; "" when not given
   // The unit whose measured rate the FLOP formula is held to for the speed-of-light floor: "tensor" (the
   // fastest tensor-core rate the dtype may use; also when ""), "tf32", "simt" (fp32 FMAs on CUDA cores),
-  // "int" (int32 multiply-adds) or "memory" (bytes only). docs/task-format.md.
+  // "int" (int32 multiply-adds), "alu" (ALU-pipe instructions: min/max, compares, logic, shifts), "issue"
+  // (instructions of any kind at the schedulers' issue limit), "l2-gather" (4-byte loads at random served by
+  // the L2) or "memory" (bytes only). The last three count instructions or gathers. docs/task-format.md.
   std::string compute_unit;
   std::vector<std::string> allowed_library_kernels;
   std::vector<std::string> tags;
