@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import time
-import traceback
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,8 +82,10 @@ class Recorder:
             try:
                 kernel = original_run(self, *args, grid=grid, warmup=True, **kwargs)
             except Exception as error:  # recorded: the next config or task still compiles
-                entry["error"] = f"{type(error).__name__}: {_first_lines(str(error))}"
-                entry["trace"] = traceback.format_exc(limit=4)
+                root = error
+                while root.__cause__ is not None:  # the compiler's innermost error says where and why
+                    root = root.__cause__
+                entry["error"] = f"{type(root).__name__}: {_first_lines(str(root), 14)}"
                 recorder.kernels.append(entry)
                 if not recorder.config:  # an oracle's launch: the entry function cannot go on without it
                     raise
@@ -189,8 +190,6 @@ def main() -> int:
                 for kernel in recorder.kernels:
                     if "error" in kernel:
                         print(f"  {kernel['kernel']} [{kernel['config']}] FAILED: {kernel['error']}")
-                        if label == "oracle":
-                            print("    " + kernel["trace"].replace("\n", "\n    "))
                         continue
                     fits = kernel["shared_bytes"] <= SHARED_LIMIT_BYTES
                     fitting += fits
