@@ -218,7 +218,7 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
     return show(chosen.front(), json);
   }
   if (action == "audit")
-    return audit_tasks(context, registry, chosen, (*values)["executor"].as<std::string>(),
+    return audit_tasks(context, registry, chosen, known, (*values)["executor"].as<std::string>(),
                        (*values)["executor-config"].as<std::string>(),
                        values->count("out") ? (*values)["out"].as<std::string>() : "", values->count("resume") > 0,
                        json);

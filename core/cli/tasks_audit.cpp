@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -65,8 +66,8 @@ Result<std::vector<tasks::TaskAudit>> earlier_audits(const fs::path& dir, const 
 }  // namespace
 
 int audit_tasks(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
-                const std::string& executor_id, const std::string& executor_config, const std::string& out_dir,
-                bool resume, bool json) {
+                const std::vector<std::string>& suite, const std::string& executor_id,
+                const std::string& executor_config, const std::string& out_dir, bool resume, bool json) {
   if (resume && out_dir.empty()) {
     std::cerr << "error: tasks audit --resume needs --out DIR (the folder whose audit.json it goes on from)\n";
     return kExitUsage;
@@ -94,7 +95,7 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     for (auto& audit : *earlier) {
       auto task = chosen.find(audit.task_id);
       if (task == chosen.end()) {
-        others.push_back(std::move(audit));
+        if (std::find(suite.begin(), suite.end(), audit.task_id) != suite.end()) others.push_back(std::move(audit));
       } else if (audit.files_digest != tasks::task_files_digest(*task->second)) {
         ++changed;
       } else if (audited.insert(audit.task_id).second) {

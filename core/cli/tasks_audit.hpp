@@ -1,7 +1,7 @@
 // `tritongym tasks audit`: every chosen task against the bar (core/tasks/task_audit.hpp), one line per task on
 // stderr as it ends, the table last (Markdown, or JSON with --json). --out DIR also writes audit.json and audit.md,
 // again after each task, so that a sweep stopped by a time limit keeps what it measured; --resume keeps the tasks
-// DIR/audit.json already holds (audited by the same executor) and audits the rest.
+// DIR/audit.json already holds (audited by the same executor, their files unchanged) and audits the rest.
 #pragma once
 
 #include <string>
@@ -14,8 +14,9 @@
 namespace tritongym::cli {
 
 // Exit code: 0 when no task has a violation (exempt findings are listed, not violations), 1 otherwise.
+// `suite`: the ids of every task the suites hold, chosen or not; a resumed table drops the rows of tasks gone from it.
 int audit_tasks(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
-                const std::string& executor_id, const std::string& executor_config, const std::string& out_dir,
-                bool resume, bool json);
+                const std::vector<std::string>& suite, const std::string& executor_id,
+                const std::string& executor_config, const std::string& out_dir, bool resume, bool json);
 
 }  // namespace tritongym::cli

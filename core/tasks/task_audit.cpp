@@ -302,6 +302,24 @@ def {0}(*args, **kwargs):
                                      entry);
 }
 
+namespace {
+
+// A verdict's message as a finding shows it: its first line and, where that line ends with a colon (a list of
+// shapes follows), the first item, so that the table says what failed and by how much.
+std::string message_head(const std::string& message) {
+  const size_t first = message.find('\n');
+  std::string head = message.substr(0, first);
+  if (first == std::string::npos || head.empty() || head.back() != ':') return head;
+  const size_t start = message.find_first_not_of(" \t", first + 1);
+  if (start == std::string::npos) return head;
+  const size_t end = message.find('\n', start);
+  std::string item = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (item.size() > 300) item = item.substr(0, 300) + "...";
+  return head + " " + item;
+}
+
+}  // namespace
+
 TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
   TaskAudit audit;
   audit.task_id = task.id;
@@ -318,7 +336,7 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
       if (result->verdict != Verdict::passed)
         audit.findings.push_back(finding(kRuleOraclePasses, "",
                                          std::string("the oracle does not pass: ") + verdict_name(result->verdict) +
-                                             ": " + result->message.substr(0, result->message.find('\n'))));
+                                             ": " + message_head(result->message)));
       audit.shapes = audited_shapes(*result);
       audit.timed = !audit.shapes.empty();
       auto timed = audit_timings(task, audit.shapes);  // with no timings: the larger rule by dims alone
@@ -340,7 +358,7 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
       audit.findings.push_back(finding(kRuleToleranceFails1Pct, "",
                                        std::string("the scaled oracle did not run to a comparison: ") +
                                            verdict_name(off->verdict) + ": " +
-                                           off->message.substr(0, off->message.find('\n'))));
+                                           message_head(off->message)));
   }
   if (auto baseline = audit_triton_baseline(task, executor)) audit.findings.push_back(*baseline);
   apply_exemptions(task, audit);
@@ -371,7 +389,7 @@ std::optional<AuditFinding> audit_triton_baseline(const TaskSpec& task, Executor
   if (result->verdict == Verdict::passed) return std::nullopt;
   return finding(kRuleTritonBaselinePasses, "",
                  std::string("triton_baseline.py does not pass: ") + verdict_name(result->verdict) + ": " +
-                     result->message.substr(0, result->message.find('\n')));
+                     message_head(result->message));
 }
 
 boost::json::value audit_json(const std::vector<TaskAudit>& audits, const std::string& executor_id) {
