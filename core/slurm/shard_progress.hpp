@@ -23,7 +23,7 @@ struct StoreProgress {
   std::string problem;        // why the store could not be read, "" when it could
 
   // Every planned episode is recorded and the run says finished.
-  bool complete() const { return has_run && status == "finished" && recorded == planned && planned > 0; }
+  bool complete() const { return has_run && status == "finished" && recorded == planned; }
   // "4 of 4 episodes, finished", "no store yet", ...
   std::string describe() const;
 };

@@ -44,7 +44,10 @@ local_slurm_start() {
   mkdir -p "$dir"/{state,spool,log,munge}
   chmod 700 "$dir/munge"
   user=$(id -un)
+  # At least 4 CPUs, more than a small machine has (config_overrides lets slurmd take the configured count):
+  # the test's jobs mostly wait on worker processes, and 3 shards and a merge should run at once.
   cpus=$(nproc)
+  ((cpus >= 4)) || cpus=4
   memory_mib=$(awk '/MemTotal/ { print int($2 / 1024) - 512 }' /proc/meminfo)
   ctld_port=$(_local_slurm_free_port)
   slurmd_port=$(_local_slurm_free_port)
@@ -85,6 +88,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
 ReturnToService=2
+SlurmdParameters=config_overrides
 MpiDefault=none
 KillWait=30
 MinJobAge=600
