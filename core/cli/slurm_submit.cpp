@@ -137,6 +137,12 @@ int slurm_submit(const CliContext& context, const Arguments& arguments) {
     return kExitUsage;
   }
   job_options.extra_sbatch = extra.value();
+  Result<int64_t> time_limit = int64_t{0};
+  if (!job_options.time_limit.empty()) time_limit = slurm::parse_time_limit_seconds(job_options.time_limit);
+  if (!time_limit) {
+    print_error(time_limit.status());
+    return kExitUsage;
+  }
   for (const auto& [value, what] : {std::pair{job_options.partition, "--partition"}, {job_options.account, "--account"},
                                     {job_options.time_limit, "--time"}})
     if (Status status = slurm::check_sbatch_value(value, what); !status.is_ok()) {
@@ -182,6 +188,16 @@ int slurm_submit(const CliContext& context, const Arguments& arguments) {
     std::cerr << "note: no --gpus-per-shard: the shards ask Slurm for no GPU, and executor '" << run->executor.id
               << "' judges on the Triton interpreter unless the partition gives GPUs anyway\n";
   job_options.stop_seconds_before_limit = stop_seconds(*run);
+  if (!job_options.time_limit.empty()) {
+    // A limit shorter than the wrap-up time would stop every shard before it starts: a quarter of it then.
+    int64_t limit = time_limit.value();
+    if (job_options.stop_seconds_before_limit > limit / 4 * 3) {
+      job_options.stop_seconds_before_limit = std::max<int64_t>(limit / 4, 1);
+      std::cerr << "note: --time " << job_options.time_limit << " leaves less than the run's wrap-up time (its "
+                << "budget.max_wall_seconds and a minute); each shard is asked to stop "
+                << job_options.stop_seconds_before_limit << " s before its limit\n";
+    }
+  }
 
   slurm::JobScriptInputs inputs;
   inputs.run_name = run->name;

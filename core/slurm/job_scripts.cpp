@@ -70,6 +70,43 @@ Status check_sbatch_value(const std::string& value, const std::string& what) {
   return {};
 }
 
+Result<int64_t> parse_time_limit_seconds(const std::string& text) {
+  auto refuse = [&] {
+    return Status(StatusCode::invalid_argument,
+                  "--time '" + text + "' is not a Slurm time limit (minutes, h:mm:ss, days-h, days-h:mm:ss, ...)");
+  };
+  if (text.empty() || text.find_first_not_of("0123456789:-") != std::string::npos || text.back() == ':' ||
+      text.back() == '-' || text.find("::") != std::string::npos)
+    return refuse();
+  int64_t days = 0;
+  std::string rest = text;
+  if (size_t dash = text.find('-'); dash != std::string::npos) {
+    if (dash == 0 || dash > 6) return refuse();
+    days = std::stoll(text.substr(0, dash));
+    rest = text.substr(dash + 1);
+  }
+  std::vector<int64_t> parts;
+  std::istringstream in(rest);
+  for (std::string part; std::getline(in, part, ':');) {
+    if (part.empty() || part.size() > 6 || part.find('-') != std::string::npos) return refuse();
+    parts.push_back(std::stoll(part));
+  }
+  if (parts.empty() || parts.size() > 3) return refuse();
+  bool with_days = text.find('-') != std::string::npos;
+  int64_t seconds = 0;
+  if (with_days) {  // days-hours[:minutes[:seconds]]
+    const int64_t units[] = {3600, 60, 1};
+    for (size_t i = 0; i < parts.size(); ++i) seconds += parts[i] * units[i];
+  } else if (parts.size() == 1) {  // minutes
+    seconds = parts[0] * 60;
+  } else if (parts.size() == 2) {  // minutes:seconds
+    seconds = parts[0] * 60 + parts[1];
+  } else {  // hours:minutes:seconds
+    seconds = parts[0] * 3600 + parts[1] * 60 + parts[2];
+  }
+  return days * 86400 + seconds;
+}
+
 Result<std::vector<std::string>> parse_extra_sbatch(const std::vector<std::string>& texts) {
   std::vector<std::string> options;
   for (const auto& text : texts) {

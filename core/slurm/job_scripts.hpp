@@ -48,6 +48,10 @@ std::string array_spec(std::vector<int64_t> indices);
 // invalid_argument, naming `what`.
 Status check_sbatch_value(const std::string& value, const std::string& what);
 
+// A time limit in Slurm's formats (minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+// days-hours:minutes, days-hours:minutes:seconds), in seconds; invalid_argument for anything else.
+Result<int64_t> parse_time_limit_seconds(const std::string& text);
+
 // Splits the --extra-sbatch text on whitespace into options; each must start with '-'.
 Result<std::vector<std::string>> parse_extra_sbatch(const std::vector<std::string>& texts);
 

@@ -90,6 +90,17 @@ TEST(JobScripts, ScriptsAreValidBash) {
   }
 }
 
+TEST(JobScripts, TimeLimitsInSlurmsFormats) {
+  EXPECT_EQ(parse_time_limit_seconds("30").value(), 1800);
+  EXPECT_EQ(parse_time_limit_seconds("30:15").value(), 1815);
+  EXPECT_EQ(parse_time_limit_seconds("4:00:00").value(), 14400);
+  EXPECT_EQ(parse_time_limit_seconds("1-0").value(), 86400);
+  EXPECT_EQ(parse_time_limit_seconds("2-12:30").value(), 2 * 86400 + 12 * 3600 + 30 * 60);
+  EXPECT_EQ(parse_time_limit_seconds("1-00:00:10").value(), 86410);
+  for (const char* bad : {"", "four hours", "1:2:3:4", "-5", "1--2", "1:", "12h"})
+    EXPECT_EQ(parse_time_limit_seconds(bad).status().code(), StatusCode::invalid_argument) << bad;
+}
+
 TEST(JobScripts, SbatchValuesAndExtraOptionsAreChecked) {
   EXPECT_TRUE(check_sbatch_value("/shared/runs/a-b_c.1", "x").is_ok());
   for (const char* bad : {"/runs/with space", "/runs/100%", "/runs/it's", "a\nb"}) {
