@@ -104,7 +104,8 @@ int slurm_resume(const CliContext&, const Arguments& arguments) {
     submission.array_job = array_job.value();
     submission.shards = plan.resubmit;
     dependencies.push_back(array_job.value());
-    std::cout << "shards " << slurm::array_spec(plan.resubmit) << ": job array " << array_job.value() << "\n";
+    std::cout << "submitted again: shard" << (plan.resubmit.size() > 1 ? "s " : " ") << slurm::array_spec(plan.resubmit)
+              << " as job array " << array_job.value() << "\n";
   }
   for (const auto& job : plan.still_queued) dependencies.push_back(job.to_string());
   record->submissions.push_back(submission);
@@ -121,8 +122,10 @@ int slurm_resume(const CliContext&, const Arguments& arguments) {
   }
   record->submissions.back().merge_job = merge_job.value();
   if (Status status = slurm::write_submission_record(record.value()); !status.is_ok()) print_error(status);
+  std::string waits_for;
+  for (const auto& job : dependencies) waits_for += (waits_for.empty() ? "" : ", ") + job;
   std::cout << "merge: job " << merge_job.value()
-            << (dependency.empty() ? "" : ", once " + dependency.substr(std::string("afterany:").size()) + " have ended")
+            << (waits_for.empty() ? "" : ", once " + waits_for + (dependencies.size() > 1 ? " have" : " has") + " ended")
             << "\n";
   std::vector<std::string> jobs = {merge_job.value()};
   if (!submission.array_job.empty()) jobs.insert(jobs.begin(), submission.array_job);

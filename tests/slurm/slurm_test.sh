@@ -73,8 +73,9 @@ quickstart=examples/quickstart.yaml
 # One episode at a time per shard, so that a cancelled shard stops with some of its episodes left.
 overrides=(max_concurrent_episodes=1)
 
-# The reference: the same run in one process, beside the cluster's jobs.
-"$tritongym" --log-level warn run "$quickstart" "${overrides[@]}" "output.dir=$single_dir" >"$work/single.log" 2>&1 &
+# The reference: the same run in one process (its episodes as many at once as the run file says), beside the
+# cluster's jobs.
+"$tritongym" --log-level warn run "$quickstart" "output.dir=$single_dir" >"$work/single.log" 2>&1 &
 single_pid=$!
 
 say "tritongym slurm $quickstart --shards 3"
