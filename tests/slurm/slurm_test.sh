@@ -8,15 +8,15 @@
 # Exit 77 (ctest's SKIP_RETURN_CODE) where Slurm or munge is not installed.
 set -euo pipefail
 source_dir=$(cd "$1" && pwd)
-tritongym=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 # shellcheck source=local_slurm.sh
 source "$source_dir/tests/slurm/local_slurm.sh"
 
-missing=$(local_slurm_missing | tr '\n' ' ')
+missing=$(local_slurm_missing)
 if [[ -n $missing ]]; then
-  echo "SKIPPED: a local Slurm needs slurm-wlm and munge (missing: $missing); scripts/setup.sh installs them"
+  echo "SKIPPED: a local Slurm needs Debian's slurm-wlm and munge (missing:" $missing"); TG_TEST_PACKAGES=1 scripts/setup.sh installs them"
   exit 77
 fi
+tritongym=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tritongym-slurm-test.XXXXXX")
 run_dir=$work/runs/quickstart

@@ -61,9 +61,9 @@ TEST(JobScripts, TheArrayRunsOrResumesItsShard) {
 
 TEST(JobScripts, NoTimeLimitNoSignalNoGpus) {
   std::string script = shard_array_script(inputs());
-  EXPECT_EQ(script.find("--signal"), std::string::npos);
-  EXPECT_EQ(script.find("--gres"), std::string::npos);
-  EXPECT_EQ(script.find("--time"), std::string::npos);
+  EXPECT_EQ(script.find("#SBATCH --signal"), std::string::npos);
+  EXPECT_EQ(script.find("#SBATCH --gres"), std::string::npos);
+  EXPECT_EQ(script.find("#SBATCH --time"), std::string::npos);
 }
 
 TEST(JobScripts, TheMergeRebuildsMergedAndEndsWithStatus) {
