@@ -46,6 +46,7 @@ SubmissionRecord from_json(const json::value& value) {
     for (const auto& index : entry.at("shards").as_array()) submission.shards.push_back(index.to_number<int64_t>());
     record.submissions.push_back(std::move(submission));
   }
+  if (record.submissions.empty()) throw std::invalid_argument("it lists no submission");
   return record;
 }
 

@@ -121,6 +121,12 @@ TEST(SubmissionRecord, MissingAndBrokenRecordsSayWhere) {
   auto broken = read_submission_record(folder.path().string());
   EXPECT_EQ(broken.status().code(), StatusCode::invalid_config);
   EXPECT_NE(broken.status().message().find(path), std::string::npos);
+  folder.write("slurm/submissions.json",
+               "{\"schema\": \"tritongym.slurm.v1\", \"run_name\": \"q\", \"run_dir\": \"/r\", \"shard_count\": 2, "
+               "\"submissions\": []}");
+  auto empty = read_submission_record(folder.path().string());
+  EXPECT_EQ(empty.status().code(), StatusCode::invalid_config);
+  EXPECT_NE(empty.status().message().find("no submission"), std::string::npos);
 }
 
 }  // namespace
