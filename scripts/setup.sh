@@ -5,6 +5,7 @@
 #   TG_PRESET      CMake configure preset (default: dev)
 #   TG_SKIP_VENV=1 do not create the Python venv (host-only builds)
 #   TG_VENV_NEED_MIB  free space the venv is checked for first (default: 6144)
+#   TG_TEST_PACKAGES=1 also install what only the tests need (Slurm and munge for tests/slurm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -19,6 +20,11 @@ DEBIAN_PACKAGES=(
   libcurl4-openssl-dev libsqlite3-dev pybind11-dev
   chromium  # tests only: the HTML report's headless-browser test
 )
+# Tests only (scripts/test.sh sets TG_TEST_PACKAGES=1): a one-node Slurm that tests/slurm starts in a temporary
+# folder for `tritongym slurm`. Debian enables munge's service; Slurm's daemons start only with /etc/slurm/slurm.conf.
+if [[ ${TG_TEST_PACKAGES:-0} == 1 ]]; then
+  DEBIAN_PACKAGES+=(slurm-wlm munge)
+fi
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

@@ -3,6 +3,6 @@
 # Tests labelled `gpu` skip, visibly, on a machine without a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+TG_TEST_PACKAGES=1 ./scripts/setup.sh
 export TRITONGYM_PYTHON="$PWD/.venv/bin/python"
 ctest --preset dev --output-on-failure "$@"

@@ -48,6 +48,8 @@ const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
                   cli::command_report}},
       {"merge", {"merge DIR... --into OUT: join the shards of one run (run --shard I/N) into one store",
                  cli::command_merge}},
+      {"slurm", {"slurm RUN.yaml --shards N [...] | resume RUN_DIR | status RUN_DIR: a run as Slurm jobs (shards, merge)",
+                 cli::command_slurm}},
       {"export", {"export RUN_DIR EPISODE_KEY --to DIR: a solved kernel as a module with its test and benchmark",
                   cli::command_export}},
       {"plugins", {"plugins list|doctor [--json]: the plugins found, and whether they load", cli::command_plugins}},

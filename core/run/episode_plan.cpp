@@ -8,6 +8,10 @@
 
 namespace tritongym::run {
 
+std::string shard_folder_name(const Shard& shard) {
+  return "shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
+}
+
 Result<Shard> parse_shard(const std::string& text) {
   auto slash = text.find('/');
   Shard shard;

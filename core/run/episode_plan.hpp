@@ -26,6 +26,9 @@ struct Shard {
 // "I/N" with 0 <= I < N (I is 0-based, like a Slurm array index).
 Result<Shard> parse_shard(const std::string& text);
 
+// The folder a shard's run writes inside the run's output.dir: "shard-I-of-N".
+std::string shard_folder_name(const Shard& shard);
+
 struct PlannedEpisode {
   results::EpisodeKey key;
   size_t task_index = 0;      // into the task list given to plan_episodes

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import signal
 import sys
 import traceback
 from typing import Any
@@ -52,6 +53,12 @@ def main() -> int:
     parser.add_argument("--memory-limit-bytes", type=int, default=0)
     args = parser.parse_args()
     os.makedirs(args.root, exist_ok=True)
+    # The host decides when a worker ends (it closes the pipe, or kills the process group with SIGKILL), never a
+    # SIGTERM. A job manager that stops a run signals every process of the job, workers and candidates too
+    # (Slurm's scancel, preemption and time limit do): the host then finishes and records the episodes it is
+    # running, and a worker or a candidate child killed under them would turn into a crash verdict. Ignored
+    # here, and so in every child forked from here.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     channel = Channel()
     import torch  # noqa: F401  (imported once, before any request: this is what keeps the worker warm)
