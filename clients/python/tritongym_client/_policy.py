@@ -44,6 +44,9 @@ class Decision:
 def when_none_ready(attempts: Attempts, endpoints: EndpointSet) -> Decision:
     """No endpoint can take a request now: wait for one, or give up."""
     if endpoints.all_refused():
+        # The servers' own answer (401) says it best; waiting will not change it.
+        if isinstance(attempts.last, Unauthorized):
+            return Decision(error=attempts.last)
         return Decision(error=attempts.give_up("every endpoint refuses the token", endpoints))
     left = attempts.busy_deadline - time.monotonic()
     if left <= 0:

@@ -56,7 +56,7 @@ class AsyncClient(_Base):
         if due:
             await asyncio.gather(*(self._in_thread(self._health_of, address) for address in due))
 
-    async def _request(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Tuple[str, Reply]:
+    async def _request(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Tuple[str, Reply, List[str]]:
         attempts = Attempts(self.retry)
         while True:
             await self._refresh_health()
@@ -74,7 +74,7 @@ class AsyncClient(_Base):
                 decision = after_exchange(address, reply, failure, attempts, self._endpoints)
                 if decision.done:
                     assert reply is not None
-                    return address, reply
+                    return address, reply, attempts.tried
             if decision.error is not None:
                 raise decision.error
             if decision.wait > 0:
@@ -83,9 +83,9 @@ class AsyncClient(_Base):
     async def evaluate(self, task: str, code: str, stage: str = "test", seeds: int = 3,
                        timeout: float = 120.0) -> Evaluation:
         """As Client.evaluate."""
-        address, reply = await self._request("POST", "/v1/evaluations",
+        address, reply, retried = await self._request("POST", "/v1/evaluations",
                                              evaluation_request(task, code, stage, seeds, timeout, True))
-        return read_evaluation(reply, address)
+        return read_evaluation(reply, address, retried)
 
     async def evaluate_many(self, items: Sequence[Tuple[str, str]], stage: str = "test", seeds: int = 3,
                             timeout: float = 120.0) -> List[Union[Evaluation, BaseException]]:
@@ -98,7 +98,7 @@ class AsyncClient(_Base):
                      timeout: float = 120.0) -> Submitted:
         """As Client.submit."""
         request = evaluation_request(task, code, stage, seeds, timeout, False)
-        address, reply = await self._request("POST", "/v1/evaluations", request)
+        address, reply, _ = await self._request("POST", "/v1/evaluations", request)
         return Submitted(address, str(reply.json()["id"]), request)
 
     async def status(self, submitted: Submitted) -> Dict[str, Any]:

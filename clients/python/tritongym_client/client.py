@@ -33,9 +33,9 @@ def evaluation_request(task: str, code: str, stage: str, seeds: int, timeout: fl
     return {"task": task, "code": code, "stage": stage, "seeds": seeds, "timeout": timeout, "wait": wait}
 
 
-def read_evaluation(reply: Reply, address: str) -> Evaluation:
+def read_evaluation(reply: Reply, address: str, retried: List[str]) -> Evaluation:
     try:
-        return replace(evaluation_from_json(reply.json()), endpoint=address)
+        return replace(evaluation_from_json(reply.json()), endpoint=address, retried=list(retried))
     except (ValueError, AttributeError, TypeError) as error:
         raise TritonGymError(f"{address} answered something that is not a result: {error}") from None
 
@@ -104,7 +104,7 @@ class Client(_Base):
             with ThreadPoolExecutor(max_workers=len(due)) as pool:
                 list(pool.map(self._health_of, due))
 
-    def _request(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Tuple[str, Reply]:
+    def _request(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Tuple[str, Reply, List[str]]:
         """At some ready endpoint, with the retry rules; the endpoint and its 2xx reply."""
         attempts = Attempts(self.retry)
         while True:
@@ -123,7 +123,7 @@ class Client(_Base):
                 decision = after_exchange(address, reply, failure, attempts, self._endpoints)
                 if decision.done:
                     assert reply is not None
-                    return address, reply
+                    return address, reply, attempts.tried
             if decision.error is not None:
                 raise decision.error
             if decision.wait > 0:
@@ -132,14 +132,14 @@ class Client(_Base):
     def evaluate(self, task: str, code: str, stage: str = "test", seeds: int = 3, timeout: float = 120.0) -> Evaluation:
         """Judges `code` for `task` ("standard/softmax") and waits for the verdict. Stages: compile, test (visible
         shapes), benchmark, profile, final (visible and held-out shapes). timeout: seconds the candidate may run."""
-        address, reply = self._request("POST", "/v1/evaluations",
+        address, reply, retried = self._request("POST", "/v1/evaluations",
                                        evaluation_request(task, code, stage, seeds, timeout, True))
-        return read_evaluation(reply, address)
+        return read_evaluation(reply, address, retried)
 
     def submit(self, task: str, code: str, stage: str = "test", seeds: int = 3, timeout: float = 120.0) -> Submitted:
         """Queues an evaluation without waiting (202); follow it with status() or result()."""
         request = evaluation_request(task, code, stage, seeds, timeout, False)
-        address, reply = self._request("POST", "/v1/evaluations", request)
+        address, reply, _ = self._request("POST", "/v1/evaluations", request)
         return Submitted(address, str(reply.json()["id"]), request)
 
     def status(self, submitted: Submitted) -> Dict[str, Any]:

@@ -37,7 +37,8 @@ class ShapeResult:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """One judged candidate. `raw` is the whole JSON the server sent."""
+    """One judged candidate. `endpoint` is the address this client sent it to; `raw` is the whole JSON the server
+    sent (its own "endpoint" is the address it advertises)."""
 
     verdict: str
     message: str
@@ -53,6 +54,9 @@ class Evaluation:
     endpoint: str
     record: Dict[str, Any] = field(default_factory=dict)
     raw: Dict[str, Any] = field(default_factory=dict)
+    # What was asked again before this answer ("127.0.0.1:8001: HTTP 429: ..."), the last 20; empty when the
+    # first try was judged.
+    retried: List[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
