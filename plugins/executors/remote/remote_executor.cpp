@@ -161,7 +161,7 @@ ExecutorInfo RemoteExecutor::info() const noexcept {
 
 Result<EvaluationResult> RemoteExecutor::evaluate(const EvaluationRequest& request) noexcept {
   try {
-    if (Status available = availability(); !available.is_ok()) return available;
+    pool_->start();  // where availability() has not: the first health round, then its thread
     return evaluate_at_some_endpoint(request);
   } catch (const std::exception& error) {
     return Status(StatusCode::internal, std::string("tritongym.executor.remote: ") + error.what());

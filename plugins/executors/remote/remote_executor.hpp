@@ -20,8 +20,9 @@ class RemoteExecutor final : public Executor {
   // The ready endpoints: their executor, their workers summed as the parallel slots.
   ExecutorInfo info() const noexcept override;
   // At the least loaded ready endpoint; moved to another on a lost connection, a busy or draining server
-  // (429, 503: after its Retry-After) or a server error, within the retry settings. The record says where it was
-  // judged and what was retried (record_json's "remote").
+  // (429, 503: after its Retry-After) or a server error, within the retry settings; while no endpoint is ready
+  // (all dead, busy or starting), it waits for one up to retry.max_busy_wait_seconds. The record says where it
+  // was judged and what was retried (record_json's "remote").
   Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept override;
 
  private:
