@@ -34,6 +34,8 @@ struct RemoteConfig {
   double connect_timeout_seconds = 5.0;
   double health_interval_seconds = 2.0;     // between two /v1/health rounds
   double ready_timeout_seconds = 120.0;     // how long availability() waits for a first ready endpoint
+  // Whether the servers' latencies are performance numbers; unset: when every ready endpoint runs triton-cuda.
+  std::optional<bool> reports_performance;
   RetryConfig retry;
   static constexpr auto fields() {
     return std::make_tuple(field("endpoints", &RemoteConfig::endpoints),
@@ -43,6 +45,7 @@ struct RemoteConfig {
                            field("connect_timeout_seconds", &RemoteConfig::connect_timeout_seconds),
                            field("health_interval_seconds", &RemoteConfig::health_interval_seconds),
                            field("ready_timeout_seconds", &RemoteConfig::ready_timeout_seconds),
+                           field("reports_performance", &RemoteConfig::reports_performance),
                            field("retry", &RemoteConfig::retry));
   }
 };

@@ -154,7 +154,7 @@ ExecutorInfo RemoteExecutor::info() const noexcept {
     ++judged_by;
   }
   info.device = judged_by ? "remote: " + ready : "remote: no endpoint ready (" + pool_->describe() + ")";
-  info.reports_performance = judged_by > 0 && performance;
+  info.reports_performance = config_.reports_performance.value_or(judged_by > 0 && performance);
   info.parallel_slots = std::max<int64_t>(slots, 1);
   return info;
 }
