@@ -31,7 +31,7 @@ class RetryPolicy:
     max_busy_wait: float = 3600.0
 
     def backoff(self, attempt: int) -> float:
-        return min(self.initial_delay * 2 ** max(attempt - 1, 0), self.max_delay) * random.uniform(0.5, 1.0)
+        return min(self.initial_delay * 2.0 ** max(attempt - 1, 0), self.max_delay) * random.uniform(0.5, 1.0)
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> Optional[float]:

@@ -18,6 +18,13 @@ class Reply:
     def json(self) -> Any:
         return json.loads(self.body.decode("utf-8")) if self.body else None
 
+    def json_object(self, address: str) -> Dict[str, Any]:
+        """The body as a JSON object; a ValueError naming the endpoint when it is not one."""
+        data = self.json()
+        if not isinstance(data, dict):
+            raise ValueError(f"{address} answered {self.status} with a body that is not a JSON object")
+        return data
+
     def error_message(self) -> str:
         """The server's sentence ({"error": {"message"}}), else the start of the body."""
         try:

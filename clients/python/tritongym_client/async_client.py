@@ -99,18 +99,18 @@ class AsyncClient(_Base):
         """As Client.submit."""
         request = evaluation_request(task, code, stage, seeds, timeout, False)
         address, reply, _ = await self._request("POST", "/v1/evaluations", request)
-        return Submitted(address, str(reply.json()["id"]), request)
+        return Submitted(address, str(reply.json_object(address)["id"]), request)
 
     async def status(self, submitted: Submitted) -> Dict[str, Any]:
         """As Client.status."""
         try:
-            reply = await self._in_thread(self._perform, submitted.endpoint, "GET",
-                                          f"/v1/evaluations/{submitted.id}", None, self.connect_timeout + 30.0)
+            reply: Reply = await self._in_thread(self._perform, submitted.endpoint, "GET",
+                                                 f"/v1/evaluations/{submitted.id}", None, self.connect_timeout + 30.0)
         except TransportFailure as failure:
             raise ConnectionLost(f"{submitted.endpoint}: {failure.reason}") from None
         if reply.status != 200:
             raise api_error(reply.status, reply.error_message(), submitted.endpoint)
-        return reply.json()
+        return reply.json_object(submitted.endpoint)
 
     async def result(self, submitted: Submitted, poll_interval: float = 1.0) -> Evaluation:
         """As Client.result."""
@@ -129,4 +129,6 @@ class AsyncClient(_Base):
 
     async def tasks(self) -> List[Dict[str, Any]]:
         """As Client.tasks."""
-        return (await self._request("GET", "/v1/tasks", None))[1].json()["tasks"]
+        address, reply, _ = await self._request("GET", "/v1/tasks", None)
+        tasks: List[Dict[str, Any]] = reply.json_object(address)["tasks"]
+        return tasks

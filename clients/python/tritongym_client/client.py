@@ -140,7 +140,7 @@ class Client(_Base):
         """Queues an evaluation without waiting (202); follow it with status() or result()."""
         request = evaluation_request(task, code, stage, seeds, timeout, False)
         address, reply, _ = self._request("POST", "/v1/evaluations", request)
-        return Submitted(address, str(reply.json()["id"]), request)
+        return Submitted(address, str(reply.json_object(address)["id"]), request)
 
     def status(self, submitted: Submitted) -> Dict[str, Any]:
         """{"id", "status": "queued" | "running" | "done", "result": {...} once done}, from its endpoint."""
@@ -151,7 +151,7 @@ class Client(_Base):
             raise ConnectionLost(f"{submitted.endpoint}: {failure.reason}") from None
         if reply.status != 200:
             raise api_error(reply.status, reply.error_message(), submitted.endpoint)
-        return reply.json()
+        return reply.json_object(submitted.endpoint)
 
     def result(self, submitted: Submitted, poll_interval: float = 1.0) -> Evaluation:
         """Polls until the evaluation is done. When its endpoint is lost (or no longer knows the id: it restarted),
@@ -171,7 +171,9 @@ class Client(_Base):
 
     def tasks(self) -> List[Dict[str, Any]]:
         """The tasks a ready endpoint serves: [{"id", "split", ...}]."""
-        return self._request("GET", "/v1/tasks", None)[1].json()["tasks"]
+        address, reply, _ = self._request("GET", "/v1/tasks", None)
+        tasks: List[Dict[str, Any]] = reply.json_object(address)["tasks"]
+        return tasks
 
     def health(self) -> Dict[str, Dict[str, Any]]:
         """Each endpoint's /v1/health now: {address: {"http_status": int, ...body} or {"error": "..."}}."""
