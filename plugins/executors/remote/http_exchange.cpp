@@ -36,7 +36,8 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     request_.method(call.method == "POST" ? http::verb::post : http::verb::get);
     request_.target(call.target);
     request_.version(11);
-    request_.set(http::field::host, call.endpoint.host + ":" + call.endpoint.port);
+    const bool v6 = call.endpoint.host.find(':') != std::string::npos;
+    request_.set(http::field::host, (v6 ? "[" + call.endpoint.host + "]" : call.endpoint.host) + ":" + call.endpoint.port);
     request_.set(http::field::user_agent, "tritongym.executor.remote");
     request_.set(http::field::accept, "application/json");
     if (!call.bearer_token.empty()) request_.set(http::field::authorization, "Bearer " + call.bearer_token);

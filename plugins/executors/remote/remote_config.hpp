@@ -53,7 +53,7 @@ struct RemoteConfig {
 struct EndpointAddress {
   std::string host;
   std::string port;
-  std::string text() const { return host + ":" + port; }
+  std::string text() const { return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port; }
   bool operator==(const EndpointAddress&) const = default;
   auto operator<=>(const EndpointAddress&) const = default;
 };
