@@ -33,6 +33,7 @@ TEST(RemoteEndpoints, AddressesParseWithTheirPortAndBadOnesSayWhere) {
   auto v6 = parse_endpoint("[::1]:8000", "x");
   ASSERT_TRUE(v6);
   EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->text(), "[::1]:8000");
   for (const char* bad : {"gpu1", "gpu1:", ":8000", "gpu1:80000", "gpu1:http", "::1:8000", "", "a b:1"}) {
     auto refused = parse_endpoint(bad, "/endpoints/3");
     ASSERT_FALSE(refused) << bad;
