@@ -23,5 +23,6 @@ int command_resume(const CliContext& context, const Arguments& arguments);
 int command_merge(const CliContext& context, const Arguments& arguments);
 int command_export(const CliContext& context, const Arguments& arguments);
 int command_report(const CliContext& context, const Arguments& arguments);
+int command_serve(const CliContext& context, const Arguments& arguments);
 
 }  // namespace tritongym::cli
