@@ -191,7 +191,10 @@ class Client(_Base):
     def metrics(self, endpoint: Optional[str] = None) -> str:
         """One endpoint's /metrics (Prometheus text); the first endpoint when none is named."""
         address = endpoint or self.endpoints[0]
-        reply = self._perform(address, "GET", "/metrics", None, timeout=self.connect_timeout + 10.0)
+        try:
+            reply = self._perform(address, "GET", "/metrics", None, timeout=self.connect_timeout + 10.0)
+        except TransportFailure as failure:
+            raise ConnectionLost(f"{address}: {failure.reason}") from None
         if reply.status != 200:
             raise api_error(reply.status, reply.error_message(), address)
         return reply.body.decode("utf-8")
