@@ -124,7 +124,8 @@ TEST(RemoteExecutor, EvalJudgesThroughAServerAndSaysWhichEndpoint) {
 
   // A task the server does not know is refused (404) with the server's sentence, not retried.
   auto unknown = run_cli({"--log-level", "warn", "eval", "--task", "tiny/add-one", "--root",
-                          source_dir() + "/tests/fixtures/suites", "--code", wrong, "--executor",
+                          source_dir() + "/tests/fixtures/suites", "--code",
+                          source_dir() + "/tests/fixtures/suites/tiny/add-one/oracle.py", "--executor",
                           "tritongym.executor.remote", "--executor-config", remote_config({server.endpoint()})},
                          "", 400);
   EXPECT_NE(unknown.exit_code, 0);
