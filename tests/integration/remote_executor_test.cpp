@@ -111,7 +111,7 @@ TEST(RemoteExecutor, EvalJudgesThroughAServerAndSaysWhichEndpoint) {
   EXPECT_EQ(result.at("verdict"), "passed");
   EXPECT_EQ(result.at("executor"), "tritongym.executor.remote");
   const auto& remote = result.at("record").at("remote").as_object();
-  EXPECT_EQ(remote.at("endpoint"), server.endpoint());
+  EXPECT_EQ(std::string(remote.at("endpoint").as_string()), server.endpoint());
   EXPECT_EQ(remote.at("server_executor"), "tritongym.executor.triton-interpreter");
   EXPECT_FALSE(remote.at("evaluation_id").as_string().empty());
 
