@@ -122,9 +122,13 @@ TEST(RemoteExecutor, EvalJudgesThroughAServerAndSaysWhichEndpoint) {
   EXPECT_EQ(failed.exit_code, 1) << failed.stderr_text;
   EXPECT_EQ(boost::json::parse(failed.stdout_text).at("verdict"), "wrong_answer") << failed.stdout_text;
 
-  // A task the server does not know is refused (404) with the server's sentence, not retried.
+  // A task the server does not know (the fixture suite's, which the client has and the server has not) is refused
+  // (404) with the server's sentence, not retried.
+  fs::create_directories(folder.path() / "suites" / "tiny");
+  fs::copy(source_dir() + "/tests/fixtures/suites/tiny/add-one", folder.path() / "suites" / "tiny" / "add-one",
+           fs::copy_options::recursive);
   auto unknown = run_cli({"--log-level", "warn", "eval", "--task", "tiny/add-one", "--root",
-                          source_dir() + "/tests/fixtures/suites", "--code",
+                          (folder.path() / "suites").string(), "--code",
                           source_dir() + "/tests/fixtures/suites/tiny/add-one/oracle.py", "--executor",
                           "tritongym.executor.remote", "--executor-config", remote_config({server.endpoint()})},
                          "", 400);
