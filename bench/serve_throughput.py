@@ -11,11 +11,12 @@ A CPU smoke run: --executor tritongym.executor.triton-interpreter (the tasks' sm
 
 Throughput: each path's judging window, from the first candidate started to the last one answered, executor
 start-up left out (the batch: its lines' started_s and host_seconds; the server: from the first request sent, once
-GET /v1/health said ready, to the last answer). Added latency: the evaluation's own time is what the executor
-reports (`wall_seconds` of the result); what a path adds beyond it is, per candidate, the batch's host_seconds
-minus wall_seconds (the judging around the candidate: the DSL check, the reference comparison) and, for the
-server, a client's round trip minus wall_seconds, measured in a second pass with one client at a time, so that no
-request waits in the queue. The added latency of serve is the difference of the two medians.
+GET /v1/health said ready, to the last answer). Added latency: per request, the client's round trip minus the
+time the server spent judging it (the `judge` entry of the answer's Server-Timing header: the same judging call
+`eval --batch` makes per line, from a worker taking the candidate to its result), so what is left is HTTP, JSON,
+the hand-over to a worker and back, and loopback. Measured in a second pass with one client at a time, so that
+no request waits in the queue (the `queue` entry says how long one did); the median is reported, with the
+8-client pass's for comparison.
 """
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ class Server:
         raise SystemExit("serve_throughput: serve was not ready in time")
 
     def judge(self, args: argparse.Namespace, task: str, path: str) -> tuple[float, dict]:
-        """One candidate, waited for: the client's round trip (seconds) and the result."""
+        """One candidate, waited for: the client's round trip (seconds) and the result, to which the answer's
+        Server-Timing entries are added as `_server_timing` (seconds by name)."""
         with open(path, encoding="utf-8") as source:
             body = json.dumps({"task": task, "code": source.read(), "stage": args.stage, "seeds": args.seeds})
         request = urllib.request.Request(self.base + "/v1/evaluations", data=body.encode(), method="POST",
@@ -114,9 +116,13 @@ class Server:
         try:
             with urllib.request.urlopen(request, timeout=3600) as reply:
                 result = json.loads(reply.read())
+                timing = reply.headers.get("Server-Timing", "")
         except urllib.error.HTTPError as error:
             raise SystemExit(f"serve_throughput: {task}: {error.code} {error.read().decode()[:500]}")
-        return time.perf_counter() - started, result
+        round_trip = time.perf_counter() - started
+        result["_server_timing"] = {entry.split(";dur=")[0].strip(): float(entry.split(";dur=")[1]) / 1000.0
+                                    for entry in timing.split(",") if ";dur=" in entry}
+        return round_trip, result
 
     def __enter__(self) -> "Server":
         return self
@@ -147,7 +153,6 @@ def report(args: argparse.Namespace, chosen, batch_window, batch_lines, serve_wi
     n = len(chosen)
     batch_rate = 60.0 * n / batch_window
     serve_rate = 60.0 * n / serve_window
-    batch_added = [line["host_seconds"] - line["wall_seconds"] for line in batch_lines]
     lines = [f"# tritongym serve against eval --batch ({time.strftime('%Y-%m-%d %H:%M')})", "",
              f"{n} candidates (task oracles), stage `{args.stage}`, {args.seeds} seeds, executor `{executor}` "
              f"with {workers} workers; the server driven by {args.clients} concurrent clients.", "",
@@ -156,17 +161,18 @@ def report(args: argparse.Namespace, chosen, batch_window, batch_lines, serve_wi
              f"| serve, {args.clients} clients | {serve_window:.2f} | {serve_rate:.1f} | {serve_rate / batch_rate:.2f} |",
              ""]
     ok = serve_rate >= 0.9 * batch_rate
+    def beyond_judging(answers):
+        return [rtt - result["_server_timing"]["judge"] for rtt, result in answers]
+
     if sequential_answers:
-        serve_added = [rtt - result["wall_seconds"] for rtt, result in sequential_answers]
-        added = median_ms(serve_added) - median_ms(batch_added)
+        added = median_ms(beyond_judging(sequential_answers))
         ok = ok and added < 5.0
-        lines += ["Beyond the evaluation's own time (`wall_seconds`), per candidate, median:", "",
-                  f"- eval --batch: {median_ms(batch_added):.1f} ms (host_seconds - wall_seconds)",
-                  f"- serve, one client at a time: {median_ms(serve_added):.1f} ms (round trip - wall_seconds)",
-                  f"- added by serve: **{added:.1f} ms** per request", ""]
-    queued = [rtt - result["wall_seconds"] for rtt, result in concurrent_answers]
-    lines += [f"With {args.clients} clients a request also waits in the queue while every worker is busy: round trip "
-              f"minus wall_seconds, median {median_ms(queued):.1f} ms.", ""]
+        lines += [f"Added by serve per request, one client at a time (round trip minus the server's judging time, "
+                  f"median): **{added:.2f} ms**.", ""]
+    queued = [result["_server_timing"]["queue"] for _, result in concurrent_answers]
+    lines += [f"With {args.clients} clients: round trip minus judging, median "
+              f"{median_ms(beyond_judging(concurrent_answers)):.1f} ms, of which waiting in the queue for a free "
+              f"worker {median_ms(queued):.1f} ms.", ""]
     disagree = [task for (task, _), line, (_, result) in zip(chosen, batch_lines, concurrent_answers)
                 if line["verdict"] != result["verdict"]]
     lines += ["Verdicts: " + ("the same on both paths" if not disagree else "differ for " + ", ".join(disagree)), ""]

@@ -1,6 +1,7 @@
 #include "serve/api.hpp"
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -125,10 +126,16 @@ void Api::post_evaluation(const HttpRequest& request, const Respond& respond) {
   EvaluationQueue::Done on_done;
   if (candidate.wait)
     on_done = [this, respond, task = candidate.request.task_id](const std::string& id,
-                                                               const Result<JudgedCandidate>& outcome) {
-      if (outcome) return respond(json_response(200, answer_body(*outcome, id)));
-      respond(error_response(500, "judging evaluation " + id + " (" + task + ") failed: " +
-                                      outcome.status().message()));
+                                                               const Result<JudgedCandidate>& outcome,
+                                                               EvaluationQueue::Timing timing) {
+      HttpResponse response = outcome ? json_response(200, answer_body(*outcome, id))
+                                      : error_response(500, "judging evaluation " + id + " (" + task + ") failed: " +
+                                                                outcome.status().message());
+      // Where the time went, beside the body (which stays what `eval --json` prints): what a client can subtract
+      // from its round trip to see what the server and the network added.
+      response.set("Server-Timing", fmt::format("queue;dur={:.3f}, judge;dur={:.3f}",
+                                                           1000.0 * timing.queue_seconds, 1000.0 * timing.judge_seconds));
+      respond(std::move(response));
     };
   auto submitted = queue_.submit(*candidate.task, std::move(candidate.request), std::move(on_done));
   if (!submitted && submitted.status().code() == StatusCode::resource_exhausted) {

@@ -54,6 +54,7 @@ Result<std::string> EvaluationQueue::submit(const TaskSpec& task, CandidateReque
     job->task = task;
     job->request = std::move(request);
     job->on_done = std::move(on_done);
+    job->accepted_at = std::chrono::steady_clock::now();
     jobs_[job->id] = job;
     waiting_.push_back(job);
     waits = running_ + waiting_.size() > threads_.size();
@@ -124,7 +125,9 @@ void EvaluationQueue::work() {
       outcome = Status(StatusCode::internal, "judging a candidate of " + job->task.id + " failed: " + error.what());
     }
     const auto now = std::chrono::steady_clock::now();
-    metrics_.count_evaluation(outcome ? outcome->verdict : "error", std::chrono::duration<double>(now - started).count(),
+    const Timing timing{std::chrono::duration<double>(started - job->accepted_at).count(),
+                        std::chrono::duration<double>(now - started).count()};
+    metrics_.count_evaluation(outcome ? outcome->verdict : "error", timing.judge_seconds,
                               outcome ? outcome->gpu_seconds : 0.0);
     Done on_done;
     {
@@ -139,7 +142,7 @@ void EvaluationQueue::work() {
     // Answered before it counts as finished: a drain that sees nothing running has every answer on its way.
     if (on_done) {
       try {
-        on_done(job->id, outcome);
+        on_done(job->id, outcome, timing);
       } catch (const std::exception&) {  // the answer could not be handed over; the result stays collectable
       }
     }

@@ -39,8 +39,13 @@ struct JobView {
 
 class EvaluationQueue {
  public:
+  // Where an evaluation's time went, in seconds: waiting for a worker, then being judged.
+  struct Timing {
+    double queue_seconds = 0.0;
+    double judge_seconds = 0.0;
+  };
   // Called once, on the worker thread that judged it, when an evaluation is done.
-  using Done = std::function<void(const std::string& id, const Result<JudgedCandidate>& outcome)>;
+  using Done = std::function<void(const std::string& id, const Result<JudgedCandidate>& outcome, Timing timing)>;
 
   // `capacity`: how many evaluations may wait for a worker (those running are not counted).
   EvaluationQueue(Evaluator& evaluator, ServeMetrics& metrics, size_t capacity, Retention retention);
@@ -77,7 +82,7 @@ class EvaluationQueue {
     Done on_done;
     JobStatus status = JobStatus::queued;
     std::optional<Result<JudgedCandidate>> outcome;
-    std::chrono::steady_clock::time_point finished_at;
+    std::chrono::steady_clock::time_point accepted_at, finished_at;
   };
 
   void work();

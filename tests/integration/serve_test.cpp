@@ -206,7 +206,8 @@ TEST(Serve, AnswersEveryRouteWithItsStatus) {
   auto tasks = request(port, http::verb::get, "/v1/tasks", "", auth);
   ASSERT_EQ(tasks.status, 200) << tasks.body;
   bool found = false;
-  for (const auto& task : tasks.json().at("tasks").as_array())
+  const boost::json::value listed = tasks.json();
+  for (const auto& task : listed.at("tasks").as_array())
     if (task.at("id") == "standard/vector-add") {
       found = true;
       EXPECT_EQ(task.at("split"), "standard");
@@ -264,7 +265,8 @@ TEST(Serve, AnswersEveryRouteWithItsStatus) {
                       "", 300);
   ASSERT_EQ(eval.exit_code, 0) << eval.stderr_text;
   std::set<std::string> eval_keys, served_keys;
-  for (const auto& [key, value] : boost::json::parse(eval.stdout_text).as_object()) eval_keys.insert(key);
+  const boost::json::value printed = boost::json::parse(eval.stdout_text);
+  for (const auto& [key, value] : printed.as_object()) eval_keys.insert(key);
   for (const auto& [key, value] : result) served_keys.insert(key);
   eval_keys.insert({"id", "endpoint"});
   EXPECT_EQ(served_keys, eval_keys);

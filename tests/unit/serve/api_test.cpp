@@ -80,6 +80,7 @@ TEST(ServeApi, AJudgingThatThrowsOrFailsIsA500AndTheServerGoesOn) {
   auto body = boost::json::parse(passed.body());
   EXPECT_EQ(body.at("verdict"), "passed");
   EXPECT_EQ(body.at("endpoint"), "127.0.0.1:1");
+  EXPECT_NE(std::string(passed["Server-Timing"]).find("judge;dur="), std::string::npos);
   auto metrics = call(served.api, http::verb::get, "/metrics").body();
   EXPECT_NE(metrics.find("tritongym_evaluations_total{verdict=\"error\"} 2"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("tritongym_gpu_seconds_total 0.5"), std::string::npos) << metrics;
