@@ -15,21 +15,12 @@
 #include "cli/output.hpp"
 #include "cli/plugin_loading.hpp"
 #include "environment/executor_choice.hpp"
-#include "tritongym/sdk/result_json.hpp"
 
 namespace tritongym::cli {
 
 namespace po = boost::program_options;
 
 namespace {
-
-boost::json::object result_json(const EvaluationResult& result, const std::string& executor, const std::string& reason) {
-  boost::json::object out = evaluation_json(result);
-  out["executor_reason"] = reason;
-  out["record"] = out["executor"];
-  out["executor"] = executor;
-  return out;
-}
 
 void print_text(const EvaluationResult& result) {
   std::cout << verdict_name(result.verdict) << ": " << result.message << "\n";
@@ -82,7 +73,7 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
     std::cerr << "error: eval needs --task and --code, or --batch\nusage: " << usage << "\n";
     return kExitUsage;
   }
-  auto stage = parse_stage((*values)["stage"].as<std::string>());
+  auto stage = stage_from_name((*values)["stage"].as<std::string>());
   if (!stage) {
     std::cerr << "error: unknown stage '" << (*values)["stage"].as<std::string>()
               << "' (compile, test, benchmark, profile, final)\n";
@@ -120,7 +111,7 @@ int command_eval(const CliContext& context, const Arguments& arguments) {
     print_error(result.status());
     return result.status().code() == StatusCode::unimplemented ? kExitNotAvailable : kExitFailure;
   }
-  if (values->count("json")) print_json(std::cout, result_json(*result, choice->id, choice->reason));
+  if (values->count("json")) print_json(std::cout, eval_result_json(*result, choice->id, choice->reason));
   else print_text(*result);
   return result->verdict == Verdict::passed ? kExitOk : kExitFailure;
 }

@@ -24,5 +24,6 @@ int command_merge(const CliContext& context, const Arguments& arguments);
 int command_export(const CliContext& context, const Arguments& arguments);
 int command_report(const CliContext& context, const Arguments& arguments);
 int command_slurm(const CliContext& context, const Arguments& arguments);
+int command_serve(const CliContext& context, const Arguments& arguments);
 
 }  // namespace tritongym::cli

@@ -11,12 +11,12 @@
 #include "plugins/default_plugins.hpp"
 #include "tritongym/sdk/did_you_mean.hpp"
 #include "tritongym/sdk/dsl.hpp"
+#include "tritongym/sdk/result_json.hpp"
 #include "tritongym/sdk/suite.hpp"
 
 namespace tritongym::cli {
 
-Result<TaskSpec> TaskFinder::find(const std::string& id) {
-  std::lock_guard lock(mutex_);
+const Result<std::vector<TaskSpec>>& TaskFinder::loaded() {
   if (!tasks_) {
     const std::string suite_id = plugins::kDirectorySuite;
     boost::json::object config{{"root", std::filesystem::absolute(root_).string()}};
@@ -24,20 +24,24 @@ Result<TaskSpec> TaskFinder::find(const std::string& id) {
                                                                   boost::json::serialize(config), "--root"));
     tasks_ = suite ? (*suite)->load_tasks() : Result<std::vector<TaskSpec>>(suite.status());
   }
-  if (!*tasks_) return tasks_->status();
+  return *tasks_;
+}
+
+Result<TaskSpec> TaskFinder::find(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  const auto& tasks = loaded();
+  if (!tasks) return tasks.status();
   std::vector<std::string> ids;
-  for (const auto& task : tasks_->value()) {
+  for (const auto& task : tasks.value()) {
     if (task.id == id) return task;
     ids.push_back(task.id);
   }
   return Status(StatusCode::not_found, "no task '" + id + "'" + did_you_mean(id, ids) + " (see `tritongym tasks list`)");
 }
 
-std::optional<EvaluationStage> parse_stage(const std::string& name) {
-  for (EvaluationStage stage : {EvaluationStage::compile, EvaluationStage::test, EvaluationStage::benchmark,
-                                EvaluationStage::profile, EvaluationStage::final_score})
-    if (name == stage_name(stage) || (name == "final" && stage == EvaluationStage::final_score)) return stage;
-  return std::nullopt;
+Result<std::vector<TaskSpec>> TaskFinder::all() {
+  std::lock_guard lock(mutex_);
+  return loaded();
 }
 
 Result<std::string> read_candidate(const std::string& path) {
@@ -60,6 +64,15 @@ Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& reg
     dsl = std::move(made.value());
   }
   return judging::judge(executor, dsl.get(), judging_request(task, code, options));
+}
+
+boost::json::object eval_result_json(const EvaluationResult& result, const std::string& executor_id,
+                                     const std::string& executor_reason) {
+  boost::json::object out = evaluation_json(result);
+  out["executor_reason"] = executor_reason;
+  out["record"] = out["executor"];
+  out["executor"] = executor_id;
+  return out;
 }
 
 EvaluationRequest judging_request(const TaskSpec& task, const std::string& code, const JudgeOptions& options) {

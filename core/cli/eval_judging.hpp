@@ -2,6 +2,8 @@
 // and the judging itself (the task's DSL checks first, then the executor).
 #pragma once
 
+#include <boost/json/object.hpp>
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,16 +23,17 @@ class TaskFinder {
       : context_(context), registry_(registry), root_(std::move(root)) {}
   // not_found names the id, suggests a near one and says where to list them; other errors are the suite's.
   Result<TaskSpec> find(const std::string& id);
+  // Every task of the folder, in the suite's order; an error is the suite's.
+  Result<std::vector<TaskSpec>> all();
 
  private:
+  const Result<std::vector<TaskSpec>>& loaded();  // with mutex_ held
   const CliContext& context_;
   plugins::Registry& registry_;
   std::string root_;
   std::mutex mutex_;
   std::optional<Result<std::vector<TaskSpec>>> tasks_;
 };
-
-std::optional<EvaluationStage> parse_stage(const std::string& name);
 
 // The file's text; not_found names the path.
 Result<std::string> read_candidate(const std::string& path);
@@ -46,6 +49,11 @@ struct JudgeOptions {
 // the executor judges it, told the frontend every kernel must come from. Safe to call from several threads.
 Result<EvaluationResult> judge(const CliContext& context, plugins::Registry& registry, Executor& executor,
                                const TaskSpec& task, const std::string& code, const JudgeOptions& options);
+
+// What `tritongym eval --json` prints for a judged candidate: evaluation_json (sdk/result_json.hpp) with the
+// executor's id and why it was chosen, its record under "record". Also the body `tritongym serve` answers with.
+boost::json::object eval_result_json(const EvaluationResult& result, const std::string& executor_id,
+                                     const std::string& executor_reason);
 
 // The request judge() hands the executor (also what a batch says is coming: Executor::expect).
 EvaluationRequest judging_request(const TaskSpec& task, const std::string& code, const JudgeOptions& options);

@@ -44,6 +44,9 @@ const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
                   cli::command_resume}},
       {"eval", {"eval --task ID --code FILE | --batch FILE [--stage S] [--json]: judge candidate files by hand",
                 cli::command_eval}},
+      {"serve", {"serve [--listen ADDR:PORT] [--executor ID|auto] [--queue N] [--token-file F]: one warm executor "
+                 "behind HTTP (POST /v1/evaluations, /metrics)",
+                 cli::command_serve}},
       {"report", {"report DIR [--html FILE] [--trajectories FILE] [--json]: leaderboard of a run, HTML page, JSONL",
                   cli::command_report}},
       {"merge", {"merge DIR... --into OUT: join the shards of one run (run --shard I/N) into one store",

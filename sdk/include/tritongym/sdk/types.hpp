@@ -152,6 +152,15 @@ inline const char* stage_name(EvaluationStage stage) noexcept {
   }
   return "unknown";
 }
+// The stage named `name` (stage_name's inverse, and "final" for final_score, as `tritongym eval --stage` and
+// `POST /v1/evaluations` take it); nullopt for a name no stage has.
+inline std::optional<EvaluationStage> stage_from_name(std::string_view name) noexcept {
+  for (EvaluationStage stage : {EvaluationStage::compile, EvaluationStage::test, EvaluationStage::benchmark,
+                                EvaluationStage::profile, EvaluationStage::final_score})
+    if (name == stage_name(stage)) return stage;
+  if (name == "final") return EvaluationStage::final_score;
+  return std::nullopt;
+}
 
 enum class ShapeSet { visible, held_out };
 
