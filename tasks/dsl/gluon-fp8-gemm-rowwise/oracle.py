@@ -11,10 +11,13 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-# Persistent and warp-specialized fp8 GEMM: one CTA per SM walks the 128x256 output tiles in grouped order; a
-# one-warp producer partition keeps a 3-slot ring of TMA loads (A 128x128 and B 256x128 fp8, both K-major) ahead
-# of two consumer warpgroups running fp8 wgmma m64n256k32 (B through a permuted view), slots handed over on
-# ready/empty mbarriers, so the next tile's loads run under this tile's row/column scaling and TMA store.
+# Persistent and warp-specialized fp8 GEMM: one CTA per SM walks the 128x128 output tiles in grouped order; a
+# one-warp producer partition keeps a 4-slot ring of TMA loads (A 128x128 and B 128x128 fp8, both K-major) ahead
+# of two consumer warpgroups running fp8 wgmma m64n128k32 (B through a permuted view), slots handed over on
+# ready/empty mbarriers, so the next tile's loads run under this tile's row/column scaling and TMA store. The fp8
+# wgmma accumulator keeps about 13 mantissa bits, so each K tile's 128 products go to a partial accumulator that
+# is added to the float32 one (max_num_imprecise_acc); the partial doubles the accumulator registers, which is
+# why the tile is 128 wide, not 256.
 
 
 @gluon.jit
@@ -54,6 +57,7 @@ def _consumer(c_desc, a_scale_ptr, b_scale_ptr, a_bufs, b_bufs, ready, empty, c_
     BLOCK_M: gl.constexpr = c_desc.block_type.shape[0]
     BLOCK_N: gl.constexpr = c_desc.block_type.shape[1]
     STAGES: gl.constexpr = a_bufs.type.shape[0]
+    BLOCK_K: gl.constexpr = a_bufs.type.shape[2]
     M = c_desc.shape[0]
     N = c_desc.shape[1]
     mma_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
@@ -67,7 +71,7 @@ def _consumer(c_desc, a_scale_ptr, b_scale_ptr, a_bufs, b_bufs, ready, empty, c_
             s = count % STAGES
             mbarrier.wait(ready.index(s), (count // STAGES) & 1)
             b_kmajor = b_bufs.index(s).permute((1, 0))
-            acc = warpgroup_mma(a_bufs.index(s), b_kmajor, acc, is_async=True)
+            acc = warpgroup_mma(a_bufs.index(s), b_kmajor, acc, is_async=True, max_num_imprecise_acc=BLOCK_K)
             # One wgmma stays in flight: the one before it is done, so its slot goes back to the producer.
             acc, _, _ = warpgroup_mma_wait(num_outstanding=1, deps=(acc, a_bufs.index(s), b_kmajor))
             mbarrier.arrive(empty.index(previous), pred=ki > 0)
@@ -137,7 +141,7 @@ def fp8_gemm_rowwise(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_
     m, k = a.shape
     n = b.shape[0]
     c = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
-    block_m, block_n, block_k, stages, group_m, num_warps = 128, 256, 128, 3, 8, 8
+    block_m, block_n, block_k, stages, group_m, num_warps = 128, 128, 128, 4, 8, 8
     a_desc = TensorDescriptor.from_tensor(a, [block_m, block_k],
                                           gl.NVMMASharedLayout.get_default_for([block_m, block_k], gl.float8e4nv))
     b_desc = TensorDescriptor.from_tensor(b, [block_n, block_k],
@@ -147,7 +151,8 @@ def fp8_gemm_rowwise(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_
     tiles = triton.cdiv(m, block_m) * triton.cdiv(n, block_n)
     grid = (min(tiles, _sm_count(a.device)), )
     # 8 consumer warps + a producer warpgroup under 168 registers a thread fill the 64K register file; the
-    # producer gives its share back (24), so the consumers hold the 128x256 fp32 accumulator and the epilogue.
+    # producer gives its share back (24), so the consumers hold the 128x128 fp32 accumulator, the wgmma partial and
+    # the epilogue.
     _fp8_gemm_kernel[grid](a_desc, b_desc, c_desc, a_scale, b_scale, GROUP_M=group_m, STAGES=stages,
                            num_warps=num_warps, maxnreg=168)
     return c

@@ -7,7 +7,8 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 # The best plain Triton (the standard suite's fp8-gemm-rowwise oracle): fp8 wgmma (twice the bf16 rate) on
 # autotuned tiles (128x256x128 for large aligned shapes, narrower where a wide tile would waste a mostly empty last column of tiles) fed by TMA through a 3-stage
-# pipeline, both operands K-major as fp8 wgmma needs, a grouped tile order for L2 reuse, and the row and
+# pipeline, both operands K-major as fp8 wgmma needs, each K tile's partial sums promoted to the float32 accumulator
+# (max_num_imprecise_acc), a grouped tile order for L2 reuse, and the row and
 # column scales (two vector loads) applied to the fp32 accumulators before one TMA store of bf16. Rows that are not 16-byte
 # aligned (K not a multiple of 16, or odd N) get one cheap padding copy so TMA still works.
 
@@ -58,7 +59,9 @@ def _fp8_matmul_kernel(a_desc, b_desc, c_desc, c_ptr, a_scale_ptr, b_scale_ptr, 
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = a_desc.load([off_m, k * BLOCK_K])  # parts of a tile outside the matrix read as zero
         b = b_desc.load([off_n, k * BLOCK_K])
-        acc = tl.dot(a, b.T, acc)
+        # The fp8 wgmma accumulator keeps about 13 mantissa bits: the BLOCK_K products of each tile are summed
+        # in a partial accumulator and added to the float32 one (the task's float32 accumulation).
+        acc = tl.dot(a, b.T, acc, max_num_imprecise_acc=BLOCK_K)
     offs_m = off_m + tl.arange(0, BLOCK_M)
     offs_n = off_n + tl.arange(0, BLOCK_N)
     sa = tl.load(a_scale_ptr + offs_m, mask=offs_m < M, other=0.0)
