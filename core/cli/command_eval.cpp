@@ -26,7 +26,6 @@ namespace {
 boost::json::object result_json(const EvaluationResult& result, const std::string& executor, const std::string& reason) {
   boost::json::object out = evaluation_json(result);
   out["executor_reason"] = reason;
-  out["record"] = out["executor"];
   out["executor"] = executor;
   return out;
 }

@@ -1,6 +1,7 @@
 // TritonGym SDK: the JSON form of an evaluation result, as the tools hand it to the store and
 // `tritongym eval --json` prints it. One shape for every consumer: verdict, message, per-shape
-// correctness, timing and kernels, flags, warnings, captured output, and the executor's own record.
+// correctness, timing and kernels, flags, warnings, captured output, and the executor's own record (`record`;
+// `tritongym eval --json` adds `executor`, the id of the executor that judged it).
 #pragma once
 
 #include <boost/json.hpp>
@@ -46,7 +47,7 @@ inline boost::json::object evaluation_json(const EvaluationResult& result) {
                              {"flags", boost::json::value_from(result.flags)},
                              {"warnings", boost::json::value_from(result.warnings)},
                              {"wall_seconds", result.wall_seconds}, {"gpu_seconds", result.gpu_seconds},
-                             {"executor", error ? boost::json::value(nullptr) : executor_record}};
+                             {"record", error ? boost::json::value(nullptr) : executor_record}};
   return record;
 }
 
