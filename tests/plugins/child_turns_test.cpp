@@ -73,13 +73,13 @@ TEST_F(ChildTurnsTest, TheNamedChildAsksForItsTurnsDirectlyAndIsAnswered) {
   word = turns.answer(true);
   ASSERT_TRUE(word.has_value()) << word.status().message();
   ASSERT_EQ(word->at("event"), "ready_to_time") << boost::json::serialize(*word);
-  EXPECT_EQ(word->at("folder"), folder);
+  EXPECT_EQ(word->at("folder").as_string(), folder);
   ASSERT_TRUE(word->at("cases").is_array()) << boost::json::serialize(*word);
   EXPECT_EQ(word->at("cases").as_array()[0].as_object().at("key"), "s/seed-0");
   word = turns.answer(false);  // not timed: its "d" after that counts for nothing
   ASSERT_TRUE(word.has_value()) << word.status().message();
   EXPECT_FALSE(word->contains("event")) << boost::json::serialize(*word);
-  EXPECT_EQ(word->at("folder"), folder);  // the run's reply
+  EXPECT_EQ(word->at("folder").as_string(), folder);  // the run's reply
   EXPECT_EQ(read(root_ / "eval-1" / "answers"), "gs");
   // Its waits for the answers (the first one since before the next child readied) are the host's, not its own.
   std::istringstream held(read(root_ / "holds" / std::to_string(child)));

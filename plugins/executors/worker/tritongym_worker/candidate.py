@@ -61,6 +61,7 @@ class CandidateRole:
         # The pause before timing: the child asks the host for its turns itself, on the turn socket.
         pause = bool(request.get("pause_before_timing")) and bool(request.get("timing")) and self.turn_fd >= 0
         spare = self._take_spare()
+        _remove(os.path.join(self.root, "holds", str(spare.pid)))  # a file of an earlier process of that pid
         if pause:  # before the child has its request: the host counts this child's words only
             gpu_turns.name_child(self.turn_fd, spare.pid, folder)
         started = time.monotonic()
@@ -149,8 +150,7 @@ class CandidateRole:
         the child's limit nor in its wall time."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
-        held_file = os.path.join(self.root, "holds", str(pid))
-        _remove(held_file)  # a file of an earlier process of that pid
+        held_file = os.path.join(self.root, "holds", str(pid))  # the host may write it from the child's first word
         data = b""
         timed_out = False
         status = None
