@@ -108,5 +108,37 @@ TEST_F(ChildTurnsTest, CheckedCasesAreReadFromAPlainFileOnly) {
   EXPECT_TRUE(checked_cases((root_ / "missing").string()).is_null());
 }
 
+// A hold and a wait for an answer that overlap count once; the file says the total and whether one is in force.
+TEST(HeldClockTest, OverlappingWaitsCountOnceAndTheFileSaysSo) {
+  const fs::path file = fs::temp_directory_path() / ("tritongym-held-clock-" + std::to_string(::getpid())) / "7";
+  fs::remove_all(file.parent_path());
+  HeldClock clock(file.string());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto at = [&](double s) { return t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s)); };
+  auto read = [&] {
+    std::ifstream in(file);
+    double before = -1, since = -1;
+    in >> before >> since;
+    return std::pair{before, since};
+  };
+  clock.begin(at(0.0));  // a wait for an answer
+  EXPECT_NEAR(read().second, std::chrono::duration<double>(t0.time_since_epoch()).count(), 1e-5);
+  clock.begin(at(1.0));  // a hold while it waits
+  clock.end(at(2.0));    // the hold ends; the wait goes on
+  EXPECT_GT(read().second, 0.0);
+  clock.end(at(3.0));
+  EXPECT_NEAR(clock.seconds(), 3.0, 1e-9);
+  EXPECT_NEAR(read().first, 3.0, 1e-5);
+  EXPECT_EQ(read().second, 0.0);
+  clock.end(at(4.0));  // one end too many changes nothing
+  EXPECT_NEAR(clock.seconds(), 3.0, 1e-9);
+  clock.forget();  // the child has ended: nothing more is written
+  fs::remove(file);
+  clock.begin(at(5.0));
+  clock.end(at(6.0));
+  EXPECT_FALSE(fs::exists(file));
+  fs::remove_all(file.parent_path());
+}
+
 }  // namespace
 }  // namespace tritongym::triton_executor
