@@ -329,7 +329,7 @@ TEST(Cli, EvalJudgesACandidateFile) {
   auto json = parse_stdout(passed);
   EXPECT_EQ(json.at("verdict"), "passed");
   EXPECT_EQ(json.at("executor"), "tritongym.executor.triton-interpreter");  // the id; the executor's record is `record`
-  ASSERT_TRUE(json.contains("record") && json.at("record").is_object()) << passed.stdout_text;
+  ASSERT_TRUE(json.as_object().contains("record") && json.at("record").is_object()) << passed.stdout_text;
   EXPECT_TRUE(json.at("record").as_object().contains("phase_seconds")) << passed.stdout_text;
   EXPECT_FALSE(json.at("shapes").as_array().empty());
 
