@@ -1,4 +1,5 @@
-// `tritongym plugins list` (manifests only, no plugin code runs) and `plugins doctor` (loads each).
+// `tritongym plugins list` (manifests only, no plugin code runs) and `plugins doctor` (loads each library once, with
+// every plugin its manifest declares).
 #include <boost/json.hpp>
 
 #include <iostream>
@@ -27,6 +28,7 @@ boost::json::object manifest_json(const plugins::PluginManifest& manifest) {
           {"version", manifest.version},
           {"description", manifest.description},
           {"library", manifest.library_path()},
+          {"library_ids", boost::json::value_from(manifest.library_ids)},  // every plugin of that library
           {"manifest", manifest.manifest_path},
           {"config", config}};
 }
@@ -58,9 +60,9 @@ int list(const CliContext& context, const po::variables_map& values) {
   } else {
     std::vector<std::vector<std::string>> rows;
     for (const auto* manifest : shown)
-      rows.push_back({manifest->id, plugins::kind_name(manifest->kind), manifest->version,
+      rows.push_back({manifest->id, plugins::kind_name(manifest->kind), manifest->version, manifest->library,
                       first_sentence(manifest->description)});
-    print_table(std::cout, {"id", "kind", "version", "description"}, rows);
+    print_table(std::cout, {"id", "kind", "version", "library", "description"}, rows);
     for (const auto& error : scan.errors) print_error(error);
   }
   return scan.errors.empty() ? kExitOk : kExitConfigError;

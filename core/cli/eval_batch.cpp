@@ -145,8 +145,8 @@ class StdinLines {
 boost::json::object judged_json(const Item& item) {
   boost::json::object out = evaluation_json(item.result->value());
   // Moved out of the record first: inserting into `out` may move its values, the record among them.
-  boost::json::value record = out.contains("executor") ? std::move(out["executor"]) : boost::json::value();
-  out.erase("executor");
+  boost::json::value record = out.contains("record") ? std::move(out["record"]) : boost::json::value();
+  out.erase("record");
   if (record.is_object())
     for (const char* key : {"phase_seconds", "candidate_phases", "compiles_off_gpu", "autotune_compiled",
                             "autotune_choices", "autotune_benchmarks", "turns", "report_check", "cases_prepared",

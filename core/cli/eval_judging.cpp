@@ -70,8 +70,7 @@ boost::json::object eval_result_json(const EvaluationResult& result, const std::
                                      const std::string& executor_reason) {
   boost::json::object out = evaluation_json(result);
   out["executor_reason"] = executor_reason;
-  out["record"] = out["executor"];
-  out["executor"] = executor_id;
+  out["executor"] = executor_id;  // the executor's own record is evaluation_json's "record"
   return out;
 }
 

@@ -43,9 +43,18 @@ class StagingRegistrar final : public Registrar {
   }
 };
 
+std::string joined(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
+// "plugin ID (LIBRARY) refused: CAUSE"; a library of several plugins is named by all of them.
 Status refuse(const PluginManifest& manifest, const std::string& cause) {
+  const bool several = manifest.library_ids.size() > 1;
   return Status(StatusCode::failed_precondition,
-                "plugin " + manifest.id + " (" + manifest.library_path() + ") refused: " + cause,
+                std::string(several ? "plugins " : "plugin ") + (several ? joined(manifest.library_ids) : manifest.id) +
+                    " (" + manifest.library_path() + ") refused: " + cause,
                 manifest.manifest_path);
 }
 
@@ -141,7 +150,9 @@ std::vector<std::string> split_path_list(const std::string& list) {
   return folders;
 }
 
-Status load_plugin(const PluginManifest& manifest, Registry& registry) {
+Status load_library(const std::vector<PluginManifest>& manifests, Registry& registry) {
+  if (manifests.empty()) return Status(StatusCode::invalid_argument, "load_library: no manifest");
+  const PluginManifest& manifest = manifests.front();  // the library's, and what all of them share
   std::error_code exists_error;
   if (!fs::exists(manifest.library_path(), exists_error))
     return refuse(manifest, "the library named by plugin.yaml does not exist (was the plugin built?)");
@@ -169,27 +180,54 @@ Status load_plugin(const PluginManifest& manifest, Registry& registry) {
   }
   if (!registrar.failure.is_ok()) return refuse(manifest, "it reported: " + registrar.failure.message());
   if (registrar.staged.empty()) return refuse(manifest, "it registered nothing");
+  // Every id it registers is one its plugin.yaml declares, of the declared kind, and every declared id is registered.
+  auto declared = [&](const std::string& id) -> const PluginManifest* {
+    for (const auto& m : manifests)
+      if (m.id == id) return &m;
+    return nullptr;
+  };
+  std::vector<std::string> declared_ids;
+  for (const auto& m : manifests) declared_ids.push_back(m.id);
   for (const auto& staged : registrar.staged) {
-    if (staged.id != manifest.id)
-      return refuse(manifest, "it registers '" + staged.id + "' but its plugin.yaml declares id '" + manifest.id + "'");
+    if (!declared(staged.id))
+      return refuse(manifest, "it registers '" + staged.id + "', which its plugin.yaml does not declare (it declares " +
+                                  (declared_ids.size() > 1 ? "ids " : "id ") + "'" + joined(declared_ids) + "')");
     if (staged.kind != manifest.kind)
-      return refuse(manifest, "it registers a " + std::string(kind_name(staged.kind)) + " but its plugin.yaml says kind " +
-                                  kind_name(manifest.kind));
+      return refuse(manifest, "it registers '" + staged.id + "' as a " + std::string(kind_name(staged.kind)) +
+                                  " but its plugin.yaml says kind " + kind_name(manifest.kind));
+  }
+  for (const auto& id : declared_ids) {
+    bool registered = false;
+    for (const auto& staged : registrar.staged) registered = registered || staged.id == id;
+    if (!registered) return refuse(manifest, "its plugin.yaml declares '" + id + "', which it does not register");
   }
   for (const auto& staged : registrar.staged) {
-    Status added = staged.commit(registry, Registry::Origin{manifest.library_path(), manifest});
+    Status added = staged.commit(registry, Registry::Origin{manifest.library_path(), *declared(staged.id)});
     if (!added.is_ok()) return refuse(manifest, added.message());
   }
   return {};
+}
+
+Status load_plugin(const PluginManifest& manifest, Registry& registry) {
+  if (manifest.library_ids.size() <= 1) return load_library({manifest}, registry);
+  auto all = read_manifests(manifest.manifest_path);  // the library's other plugins, which it registers too
+  if (!all) return refuse(manifest, "its plugin.yaml cannot be read again: " + all.status().message());
+  return load_library(*all, registry);
 }
 
 LoadReport load_plugins(const std::vector<std::string>& search_paths, Registry& registry) {
   LoadReport report;
   ManifestScan scan = scan_manifests(search_paths);
   report.manifest_errors = std::move(scan.errors);
-  for (auto& manifest : scan.manifests) {
-    Status status = load_plugin(manifest, registry);
-    report.plugins.push_back({std::move(manifest), status.is_ok(), status.is_ok() ? "" : status.message()});
+  // One load per library: the manifests of one plugin.yaml come one after the other.
+  for (size_t first = 0; first < scan.manifests.size();) {
+    size_t end = first + 1;
+    while (end < scan.manifests.size() && scan.manifests[end].manifest_path == scan.manifests[first].manifest_path) ++end;
+    std::vector<PluginManifest> library(scan.manifests.begin() + first, scan.manifests.begin() + end);
+    Status status = load_library(library, registry);
+    for (auto& manifest : library)
+      report.plugins.push_back({std::move(manifest), status.is_ok(), status.is_ok() ? "" : status.message()});
+    first = end;
   }
   registry.freeze();
   return report;

@@ -32,7 +32,10 @@ std::vector<std::string> plugin_search_paths(const std::vector<std::string>& ext
 // "a:b::c" -> {"a", "b", "c"} (empty entries dropped), as PATH-style variables are written.
 std::vector<std::string> split_path_list(const std::string& list);
 
-// Loads one plugin into `registry` (not frozen). Error: the refusal, naming the library.
+// Loads one library into `registry` (not frozen): `manifests`, every plugin its plugin.yaml declares
+// (read_manifests). It must register each of them, and nothing else. Error: the refusal, naming the library.
+Status load_library(const std::vector<PluginManifest>& manifests, Registry& registry);
+// Loads the library of one plugin, with every other plugin its plugin.yaml declares.
 Status load_plugin(const PluginManifest& manifest, Registry& registry);
 
 // Scans the folders and loads every plugin found; freezes the registry at the end.

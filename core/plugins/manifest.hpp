@@ -1,4 +1,6 @@
-// plugin.yaml: what a plugin is, read without loading its library (`tritongym plugins list`).
+// plugin.yaml: what a plugin is, read without loading its library (`tritongym plugins list`). A library may hold
+// several plugins of one kind: its manifest then lists them under `plugins` (each with its id, description, config
+// and conformance), and each becomes a PluginManifest of its own that shares the library.
 #pragma once
 
 #include <string>
@@ -26,11 +28,14 @@ struct PluginManifest {
   std::string conformance_config_json = "{}";  // config the conformance kit creates it with
   std::string directory;       // absolute folder of plugin.yaml
   std::string manifest_path;   // absolute path of plugin.yaml
+  std::vector<std::string> library_ids;  // every id the manifest declares for the library, this one among them
 
   std::string library_path() const { return directory + "/" + library; }
 };
 
-// Reads and validates one plugin.yaml. Errors say file:line:column.
+// Reads and validates one plugin.yaml: every plugin it declares, in its order. Errors say file:line:column.
+Result<std::vector<PluginManifest>> read_manifests(const std::string& manifest_path);
+// The same for a plugin.yaml that declares one plugin; one that declares several is an error.
 Result<PluginManifest> read_manifest(const std::string& manifest_path);
 
 struct ManifestScan {

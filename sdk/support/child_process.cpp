@@ -19,11 +19,16 @@ std::string errno_text() { return std::strerror(errno); }
 
 [[noreturn]] void exec_child(const ChildOptions& options, int request_read, int reply_write, int error_write) {
   ::setpgid(0, 0);
-  // Move the protocol ends to fds 3 and 4 (dup2 clears close-on-exec on the new descriptors).
+  // Move the protocol ends to fds 3 and 4 and the inherited ones to 5, 6, ... (dup2 clears close-on-exec on the new
+  // descriptors); all are first moved out of the way, so that none is overwritten before it is moved.
   int request = ::fcntl(request_read, F_DUPFD_CLOEXEC, 10);
   int reply = ::fcntl(reply_write, F_DUPFD_CLOEXEC, 10);
+  std::vector<int> inherited;
+  for (int fd : options.inherited_fds) inherited.push_back(::fcntl(fd, F_DUPFD_CLOEXEC, 10));
   ::dup2(request, ChildProcess::kRequestFd);
   ::dup2(reply, ChildProcess::kReplyFd);
+  for (size_t i = 0; i < inherited.size(); ++i)
+    ::dup2(inherited[i], ChildProcess::kFirstInheritedFd + static_cast<int>(i));
   int null_in = ::open("/dev/null", O_RDONLY);
   ::dup2(null_in, STDIN_FILENO);
   int out = ::open(options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -142,6 +147,12 @@ Status ChildProcess::send_line(const std::string& line) {
 }
 
 Result<std::string> ChildProcess::receive_line(double timeout_s) {
+  auto line = receive_line_or(-1, timeout_s);
+  if (!line) return line.status();
+  return std::move(**line);  // without another source, only a line returns
+}
+
+Result<std::optional<std::string>> ChildProcess::receive_line_or(int other_fd, double timeout_s) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   char chunk[65536];
   while (true) {
@@ -149,16 +160,18 @@ Result<std::string> ChildProcess::receive_line(double timeout_s) {
     if (newline != std::string::npos) {
       std::string line = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
-      return line;
+      return std::optional<std::string>(std::move(line));
     }
     if (reply_fd_ < 0) return Status(StatusCode::unavailable, "the worker's reply pipe is closed");
     auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (remaining.count() <= 0)
       return Status(StatusCode::deadline_exceeded, "no reply from the worker within " + std::to_string(timeout_s) + " s");
-    pollfd fd{reply_fd_, POLLIN, 0};
-    int ready = ::poll(&fd, 1, static_cast<int>(std::min<int64_t>(remaining.count(), 1000)));
+    pollfd fds[2] = {{reply_fd_, POLLIN, 0}, {other_fd, POLLIN, 0}};
+    int ready = ::poll(fds, other_fd >= 0 ? 2 : 1, static_cast<int>(std::min<int64_t>(remaining.count(), 1000)));
     if (ready < 0 && errno != EINTR) return Status(StatusCode::unavailable, "poll failed: " + errno_text());
     if (ready <= 0) continue;
+    if (other_fd >= 0 && fds[1].revents != 0 && fds[0].revents == 0) return std::optional<std::string>();
+    if (fds[0].revents == 0) continue;
     ssize_t n = ::read(reply_fd_, chunk, sizeof chunk);
     if (n > 0) {
       buffer_.append(chunk, static_cast<size_t>(n));

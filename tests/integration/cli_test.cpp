@@ -86,6 +86,18 @@ TEST(Cli, PluginsListJsonShowsTheShippedPlugins) {
   EXPECT_EQ(kinds["tritongym.suite.directory"], "suite");
   EXPECT_EQ(kinds["tritongym.backend.scripted"], "backend");
   EXPECT_EQ(kinds["tritongym.workflow.one-shot"], "workflow");
+  // The five evaluating tools are one library, whose manifest declares all five.
+  std::map<std::string, std::string> libraries;
+  for (const auto& plugin : json.at("plugins").as_array())
+    libraries[std::string(plugin.at("id").as_string())] = std::string(plugin.at("library").as_string());
+  for (const char* tool : {"compile", "test", "benchmark", "profile", "submit"}) {
+    const std::string id = std::string("tritongym.tool.") + tool;
+    EXPECT_EQ(kinds[id], "tool") << id;
+    EXPECT_EQ(libraries[id], libraries["tritongym.tool.compile"]) << id;
+  }
+  EXPECT_NE(libraries["tritongym.tool.docs"], libraries["tritongym.tool.compile"]);
+  for (const auto& plugin : json.at("plugins").as_array())
+    if (plugin.at("id") == "tritongym.tool.test") EXPECT_EQ(plugin.at("library_ids").as_array().size(), 5u);
 }
 
 TEST(Cli, PluginsListFiltersByKind) {
@@ -124,6 +136,10 @@ TEST(Cli, PluginsDoctorLoadsEachAndShowsWhyOthersFail) {
   EXPECT_NE(reasons["fixture.workflow.no-entry"].find("entry point"), std::string::npos);
   EXPECT_EQ(reasons["fixture.workflow.good"], "");
   EXPECT_EQ(reasons["tritongym.workflow.one-shot"], "");
+  EXPECT_EQ(reasons["fixture.workflow.second"], "");  // one of two plugins of one library
+  EXPECT_NE(reasons["fixture.workflow.present"].find("declares 'fixture.workflow.absent', which it does not register"),
+            std::string::npos) << reasons["fixture.workflow.present"];
+  EXPECT_NE(reasons["fixture.workflow.declared-a"].find("registers 'fixture.workflow.stowaway'"), std::string::npos);
 }
 
 TEST(Cli, PluginPathFromTheEnvironment) {
@@ -312,7 +328,9 @@ TEST(Cli, EvalJudgesACandidateFile) {
   ASSERT_EQ(passed.exit_code, 0) << passed.stdout_text << passed.stderr_text;
   auto json = parse_stdout(passed);
   EXPECT_EQ(json.at("verdict"), "passed");
-  EXPECT_EQ(json.at("executor"), "tritongym.executor.triton-interpreter");
+  EXPECT_EQ(json.at("executor"), "tritongym.executor.triton-interpreter");  // the id; the executor's record is `record`
+  ASSERT_TRUE(json.as_object().contains("record") && json.at("record").is_object()) << passed.stdout_text;
+  EXPECT_TRUE(json.at("record").as_object().contains("phase_seconds")) << passed.stdout_text;
   EXPECT_FALSE(json.at("shapes").as_array().empty());
 
   auto wrong = run_cli({"eval", "--task", "standard/vector-add", "--code", candidates + "wrong.py", "--seeds", "1"});
@@ -363,6 +381,7 @@ TEST(Cli, EvalBatchJudgesEveryLineThroughOneExecutor) {
   EXPECT_GE(lines[1].at("started_s").as_double(), lines[0].at("started_s").as_double());
   for (const auto& line : lines) {  // the record's phases, copied out of it; the record itself left out
     EXPECT_TRUE(line.contains("phase_seconds") && line.at("phase_seconds").is_object()) << boost::json::serialize(line);
+    EXPECT_FALSE(line.contains("record"));
     EXPECT_FALSE(line.contains("executor"));
   }
   EXPECT_NE(result.stderr_text.find("the executor started in"), std::string::npos) << result.stderr_text;

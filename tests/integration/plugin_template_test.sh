@@ -30,6 +30,12 @@ print(plugins.get(sys.argv[1], "missing"))' "$1"
 [[ $(status_of acme.executor.cold) == loaded ]] || { echo "FAIL: the executor template did not load"; echo "$doctor"; exit 1; }
 # The installed host also finds its own built-in plugins and its tasks.
 [[ $(status_of tritongym.workflow.one-shot) == loaded ]] || { echo "FAIL: installed built-ins missing"; exit 1; }
+# One installed library of several plugins (its plugin.yaml lists them): the five evaluating tools load from it.
+libraries=$(echo "$doctor" | python3 -c 'import json, sys
+plugins = {p["id"]: p for p in json.load(sys.stdin)["plugins"]}
+tools = [plugins.get("tritongym.tool." + name) for name in ("compile", "test", "benchmark", "profile", "submit")]
+print(" ".join(sorted({t["library"] if t and t["status"] == "loaded" else "missing" for t in tools})))')
+[[ $libraries != *missing* && $libraries != *" "* ]] || { echo "FAIL: the evaluating tools are not one loaded library: $libraries"; exit 1; }
 "$work/prefix/bin/tritongym" tasks list | grep -q "standard/vector-add" || { echo "FAIL: installed tasks missing"; exit 1; }
 
 # The executor judges a real task's oracle, and a wrong answer, through the installed host.

@@ -114,7 +114,7 @@ TEST(CheckSuspensionTest, TheHeldFileSaysHowLongTheChildWasHeldAndWhetherItIsHel
   std::optional<std::unique_lock<GpuLock>> late;
   {
     CheckSuspension checking(gpu, holds, true);
-    checking.mark(42, file);
+    checking.mark(42, std::make_shared<HeldClock>(file));
     EXPECT_FALSE(fs::exists(file));  // not held yet
     {
       std::unique_lock alone(gpu);

@@ -39,7 +39,7 @@ class WorkerPoolTest : public ::testing::Test {
 };
 
 int pid_of(WorkerLease& lease) {
-  auto reply = lease->request({{"op", "ping"}}, 10);
+  auto reply = lease->request({{"op", "hello"}}, 10);
   EXPECT_TRUE(reply.has_value()) << reply.status().message();
   return reply ? static_cast<int>(reply->at("pid").as_int64()) : -1;
 }

@@ -3,6 +3,7 @@
 kernel chose its own benchmark. Triton's real Autotuner, around a stand-in for the @triton.jit function
 (the CPU has no GPU to launch on). test_gpu_turns.py runs one through a real fork server and child."""
 import os
+import socket
 
 import pytest
 import triton
@@ -95,24 +96,29 @@ def test_without_a_budget_the_autotuner_keeps_its_own(bench, timed_with, monkeyp
 
 
 class _TimedTurns:
-    """A timed request's turns on the GPU over real pipes, the host's answers to "alone" asks written ahead;
+    """A timed request's turns on the GPU over a real turn socket, the host's answers to "alone" asks sent ahead;
     `said()`: every byte the child wrote."""
 
     def __init__(self, answers):
-        self.ready_read, self.ready_write = os.pipe()
-        self.go_read, self.go_write = os.pipe()
-        os.write(self.go_write, answers)
+        self.host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        for answer in answers:
+            self.host.send(bytes([answer]))
         self.turns = GpuTurns()
-        self.turns.attach(self.ready_write, self.go_read)
+        self.turns.attach(child.detach())
         self.turns._gating = True  # as in a timed request (attach() gates only with the compile gate installed)
 
     def said(self):
-        os.set_blocking(self.ready_read, False)
-        return os.read(self.ready_read, 16)
+        said = b""
+        while True:
+            try:
+                said += self.host.recv(16, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return said
 
     def close(self):
-        for fd in (self.ready_read, self.ready_write, self.go_read, self.go_write):
-            os.close(fd)
+        self.host.close()
+        if self.turns._ready >= 0:
+            os.close(self.turns._ready)
 
 
 @pytest.fixture

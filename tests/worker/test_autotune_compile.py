@@ -3,6 +3,7 @@ own Autotuner benchmarks them, and the autotuner then finds them compiled. On th
 @triton.jit function submits real Triton compiles (for an explicit CUDA target, which needs no GPU) the way
 JITFunction.run does under an active asynchronous compile."""
 import os
+import socket
 import threading
 
 import pytest
@@ -125,12 +126,11 @@ def test_a_batch_hands_the_gpu_back_once_for_all_its_compiles(tmp_path, monkeypa
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(triton.compiler, "compile", triton.compiler.compile)  # the gate is undone after the test
     monkeypatch.setattr(Autotuner, "prune_configs", Autotuner.prune_configs)
-    ready_read, ready_write = os.pipe()
-    go_read, go_write = os.pipe()
-    os.write(go_write, b"g")  # the host's answer to "wants its share back"
+    host, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # the turn socket
+    host.send(b"g")  # the host's answer to "wants its share back"
     turns = GpuTurns()
     turns.install_compile_gate()
-    turns.attach(ready_write, go_read)
+    turns.attach(child.detach())
     compiles = AutotuneCompiles()
     compiles.install(turns)
     fn = StandIn()
@@ -139,13 +139,13 @@ def test_a_batch_hands_the_gpu_back_once_for_all_its_compiles(tmp_path, monkeypa
         target=GPUTarget("cuda", 80, 32))
     _autotuner(fn, (32, 64, 128)).run(None, 1000, grid=(1,), warmup=False)
     assert compiles.kernels == 3
-    assert os.read(ready_read, 16) == b"iw"  # idle once, wanted once: one turn for three compiles
+    said = host.recv(16, socket.MSG_DONTWAIT) + host.recv(16, socket.MSG_DONTWAIT)
+    assert said == b"iw"  # idle once, wanted once: one turn for three compiles
+    with pytest.raises(BlockingIOError):
+        host.recv(16, socket.MSG_DONTWAIT)
     assert turns.handed_back == 1
-    for fd in (ready_read, ready_write, go_read, go_write):
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+    host.close()
+    os.close(turns._ready)
 
 
 def test_the_config_chosen_per_key_is_reported(installed, tmp_path, monkeypatch):

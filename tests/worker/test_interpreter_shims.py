@@ -131,7 +131,7 @@ def judge(tmp_path, code):
     inputs = tmp_path / "inputs" / "case.pt"
     inputs.parent.mkdir(exist_ok=True)
     torch.save({"inputs": [torch.arange(50.0)]}, inputs)
-    role = CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0, None)
+    role = CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
     reply = role.run({"code": code, "entry": "scale", "timeout_s": 120,
                       "cases": [{"key": "s/seed-0", "inputs": str(inputs), "output": "out-0.pt"}]})
     role.close()

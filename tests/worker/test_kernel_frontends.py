@@ -67,7 +67,7 @@ def judge(tmp_path, code, frontend):
     inputs = tmp_path / "inputs" / "case.pt"
     inputs.parent.mkdir(exist_ok=True)
     torch.save({"inputs": [torch.arange(50.0)]}, inputs)
-    role = CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0, None)
+    role = CandidateRole("cpu", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
     reply = role.run({"code": code, "entry": "double", "timeout_s": 120, "kernel_frontend": frontend,
                       "cases": [{"key": "s/seed-0", "inputs": str(inputs), "output": "out-0.pt"}]})
     role.close()
@@ -185,7 +185,7 @@ def test_on_a_gpu_the_gluon_oracle_keeps_the_rule_and_a_plain_kernel_breaks_it(t
     inputs = tmp_path / "inputs" / "case.pt"
     inputs.parent.mkdir()
     torch.save({"inputs": [x, y, 0.75]}, inputs)
-    role = CandidateRole("cuda", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0, None)
+    role = CandidateRole("cuda", str(tmp_path / "worker"), str(tmp_path / "worker" / "triton-cache"), 0)
     try:
         def judge_here(code):
             return role.run({"code": code, "entry": "vector_scale_add", "timeout_s": 300, "kernel_frontend": "gluon",

@@ -69,7 +69,8 @@ def case(tmp_path_factory):
 
 
 def run(worker: WorkerProcess, case: dict, code: str) -> dict:
-    reply = worker.ask({"op": "run", "code": code, "entry": "double", "timeout_s": 60, "cases": [case]})
+    reply = worker.ask({"op": "run", "stage": "test", "code": code, "entry": "double", "timeout_s": 60,
+                        "cases": [case], "keep_folder": False, "sandbox": "required"})
     assert reply["ok"] is True, reply
     return reply
 

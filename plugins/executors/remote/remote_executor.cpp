@@ -69,7 +69,7 @@ Result<EvaluationResult> read_result(const HttpReply& reply, const std::string& 
   boost::system::error_code error;
   boost::json::value body = boost::json::parse(reply.body, error);
   if (error) return Status(StatusCode::internal, endpoint + " answered a result that is not JSON: " + error.message());
-  auto result = evaluation_from_json(body, "record");
+  auto result = evaluation_from_json(body);
   if (!result) return Status(StatusCode::internal, endpoint + " answered a result that cannot be read: " + result.status().message());
   boost::json::value record = boost::json::parse(result->record_json, error);
   if (error || !record.is_object()) record = boost::json::object();

@@ -101,24 +101,23 @@ void TritonExecutor::run_candidate_stage(Evaluation& e) {
   if (e.cuda)  // how the candidate's autotuners benchmark (autotune_bench.py); alone only in a timed run
     run["autotune"] = {{"warmup_ms", config_.autotune_warmup_ms}, {"rep_ms", config_.autotune_rep_ms},
                        {"alone", config_.autotune_alone}};
-  e.reply = e.ask_child(run);
+  e.start_child(run);
   answer_gpu_turns(e);
   e.checking.unmark();  // checked: what comes next (CUPTI, the timed calls) is never suspended
   e.phases.lap("candidate");
   e.phases.set_apart("candidate", "candidate_share_wait", e.share_wait);
 }
 
-// A timed child hands its share of the GPU back while Triton compiles, and asks for it again after (gpu_turns.py):
-// another evaluation's timing need not wait for a compile. The child's word is not trusted to keep count: a share
-// is released only if held, and taken only if not. Nor is its word "idle" trusted: the child is held through the
-// driver before its share is released (IdleHold), until it has its share again. Once the child is known (it names
-// itself in these events), its share is suspendable: another evaluation's timing holds it rather than waits for its
+// A timed child hands its share of the GPU back while Triton compiles, and asks for it again after (gpu_turns.py),
+// straight to this host on the turn socket (child_turns.hpp): another evaluation's timing need not wait for a
+// compile. The child's word is not trusted to keep count: a share is released only if held, and taken only if not.
+// Nor is its word "idle" trusted: the child (the pid its fork server named) is held through the driver before its
+// share is released (IdleHold), until it has its share again. Once it has asked for its share back, it is suspendable: another evaluation's timing holds it rather than waits for its
 // checks to end (CheckSuspension). While its autotuner benchmarks a new key it has the GPU alone, as a timing does
 // (autotune_bench.py).
 void TritonExecutor::answer_gpu_turns(Evaluation& e) {
   for (std::string event = e.event(); is_turn_event(event); event = e.event()) {
-    const int pid = static_cast<int>(number_of(*e.reply, "pid"));
-    const std::string held_file = e.worker->root + "/holds/" + std::to_string(pid);
+    const int pid = static_cast<int>(number_of(*e.reply, "pid"));  // as its fork server named it
     if (event == "gpu_idle" && e.gpu.shared()) {
       e.checking.unmark();
       if (e.idle.hold(pid, e.request.timeout_s)) e.gpu.drop_share();
@@ -126,7 +125,7 @@ void TritonExecutor::answer_gpu_turns(Evaluation& e) {
     if (event == "gpu_wanted" && !e.gpu.alone()) {
       e.share_wait += e.gpu.take_share();
       e.idle.release();
-      e.checking.mark(pid, held_file);
+      e.checking.mark(pid, e.child->clock());
     }
     if (event == "gpu_alone_wanted" && e.cuda && !e.gpu.alone()) {
       e.checking.unmark();  // alone, it is never suspended
@@ -137,9 +136,9 @@ void TritonExecutor::answer_gpu_turns(Evaluation& e) {
     }
     if (event == "gpu_alone_done" && e.gpu.alone()) {
       e.end_tuning_turn();
-      e.checking.mark(pid, held_file);
+      e.checking.mark(pid, e.child->clock());
     }
-    e.reply = e.ask_child({{"op", "continue"}});
+    e.answer_child(true);
   }
 }
 
@@ -173,6 +172,10 @@ TritonExecutor::Decided TritonExecutor::child_outcome_stage(Evaluation& e) {
   e.record["cases_prepared"] = {{"made", made}, {"found", static_cast<int64_t>(e.prepared.size()) - made}};
   if (e.request.stage == EvaluationStage::final_score) e.record["expected_outputs"] = std::move(e.prepared);
 
+  if (!e.reply && e.reply.status().code() == StatusCode::internal) {  // a reply the worker protocol refuses
+    e.worker.give_back(false);
+    return Result<EvaluationResult>(Status(StatusCode::internal, "the candidate worker failed: " + e.reply.status().message()));
+  }
   if (!e.reply) {  // the fork server itself hung or died: the candidate took the whole worker down
     const bool hung = e.reply.status().code() == StatusCode::deadline_exceeded;
     e.worker.give_back(false);

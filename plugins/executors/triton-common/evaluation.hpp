@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "check_suspension.hpp"
+#include "child_turns.hpp"
 #include "gpu_turn.hpp"
 #include "idle_hold.hpp"
 #include "phase_clock.hpp"
@@ -30,10 +31,14 @@ struct TritonExecutor::Evaluation {
       : request(request_), cuda(cuda_), timed(timed_), worker_gpu(lease->gpu), worker(std::move(lease)), gpu(gpu_lock), idle(holds),
         checking(gpu_lock, holds, suspend_checks) {}
 
-  // One request to the candidate's fork server, given the candidate's limit and the host's grace.
-  Result<boost::json::object> ask_child(const boost::json::object& message) {
-    return worker->request(message, request.timeout_s + kHostGraceSeconds);
+  // Sends the run to the candidate's fork server: its child's first word (a turn it asks for, or the run's reply),
+  // each word waited for within the candidate's limit and the host's grace.
+  void start_child(const boost::json::object& run) {
+    child.emplace(*worker, timed, request.timeout_s + kHostGraceSeconds);
+    reply = child->start(run);
   }
+  // Answers the child's last turn (`go`: go on, or be timed) and takes its next word.
+  void answer_child(bool go) { reply = child->answer(go); }
   // The event of the child's last reply ("" when there is none).
   std::string event() const { return reply ? text_of(*reply, "event") : std::string(); }
   // Ends an autotuner's turn alone, which the record counts, back to a share of the GPU.
@@ -59,6 +64,7 @@ struct TritonExecutor::Evaluation {
   std::vector<std::string> warnings;  // the static checks' findings
   boost::json::array prepared;        // the reference worker's description of each prepared case
 
+  std::optional<ChildTurns> child;  // its run: the child's turns and its reply
   Result<boost::json::object> reply = Status(StatusCode::unavailable, "the candidate has not run");  // its last word
   double share_wait = 0.0;    // the child's waits for its share (and for the GPU alone)
   int64_t tunings_alone = 0;  // its autotuner's turns alone, and their seconds

@@ -33,7 +33,7 @@ void TritonExecutor::timed_calls_stage(Evaluation& e) {
     e.device.restarted_after = std::move(opened.restarted_after);
     e.device.lost = opened.failed;
   }
-  e.reply = e.ask_child({{"op", "time"}});
+  e.answer_child(true);
   if (sampling) {
     auto closing = std::chrono::steady_clock::now();
     auto closed = samplers().close_window(gpu);
@@ -51,7 +51,7 @@ void TritonExecutor::timed_calls_stage(Evaluation& e) {
   }
   e.gpu.alone_to_share();  // the baselines may take it alone again
   e.phases.lap("timing");
-  e.reply = e.ask_child({{"op", "continue"}});
+  e.answer_child(true);
   e.phases.lap("after_timing");
 }
 

@@ -1,5 +1,7 @@
 #include "worker.hpp"
 
+#include "worker_protocol.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,9 +36,19 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerLaunch& launch) {
   options.working_directory = launch.root;
   options.stdout_path = launch.root + "/worker.stdout";
   options.stderr_path = launch.root + "/worker.stderr";
+  // A candidate worker's children ask for their turns on the GPU on a socket of their own (fd 5).
+  std::optional<TurnChannel> turns;
+  if (launch.role == "candidate") {
+    auto made = TurnChannel::make();
+    if (!made) return made.status();
+    turns.emplace(std::move(made.value()));
+    options.inherited_fds.push_back(turns->worker_end());
+  }
   auto child = process::ChildProcess::start(options);
+  if (turns) turns->close_worker_end();
   if (!child) return child.status();
   std::unique_ptr<Worker> worker(new Worker(std::move(child.value()), options.stderr_path));
+  worker->turns_ = std::move(turns);
   auto hello = worker->request({{"op", "hello"}}, launch.start_timeout_s);
   if (!hello)
     return Status(StatusCode::unavailable, "the " + launch.role + " worker (" + launch.python +
@@ -50,22 +62,43 @@ Result<std::unique_ptr<Worker>> Worker::start(const WorkerLaunch& launch) {
   return worker;
 }
 
-Result<boost::json::object> Worker::request(const boost::json::object& message, double timeout_s) {
+Status Worker::send(const boost::json::object& message) {
+  // The executor's own request breaking the protocol is a bug here, said before the worker sees it.
+  if (Status valid = protocol::check(protocol::request_type(message), message); !valid.is_ok())
+    return Status(StatusCode::internal, "the executor built a request the worker protocol refuses: " + valid.message());
   Status sent = process_.send_line(boost::json::serialize(message));
-  auto line = sent.is_ok() ? process_.receive_line(timeout_s) : Result<std::string>(sent);
-  if (!line) {
-    if (line.status().code() == StatusCode::deadline_exceeded) return line.status();
-    process_.kill_group();  // reaps it, so describe_end() can say how it ended
-    std::string ended = process_.describe_end();
-    std::string tail = stderr_tail();
-    return Status(StatusCode::unavailable, "the worker died (" + (ended.empty() ? "ended" : ended) + ")" +
-                                               (tail.empty() ? "" : "; its last output:\n" + tail));
-  }
+  return sent.is_ok() ? sent : died();
+}
+
+Result<std::optional<boost::json::object>> Worker::receive(std::string_view op, int other_fd, double timeout_s) {
+  auto line = process_.receive_line_or(other_fd, timeout_s);
+  if (!line) return line.status().code() == StatusCode::deadline_exceeded ? line.status() : died();
+  if (!line->has_value()) return std::optional<boost::json::object>();
+  const std::string& text = **line;
   boost::system::error_code parse_error;
-  auto value = boost::json::parse(*line, parse_error);
+  auto value = boost::json::parse(text, parse_error);
   if (parse_error || !value.is_object())
-    return Status(StatusCode::internal, "the worker sent a reply that is not a JSON object: " + line->substr(0, 200));
-  return std::move(value.as_object());
+    return Status(StatusCode::internal, "the worker sent a reply that is not a JSON object: " + text.substr(0, 200));
+  if (Status valid = protocol::check(protocol::reply_type(op, value.as_object()), value); !valid.is_ok())
+    return Status(StatusCode::internal, "the worker's reply breaks the worker protocol: " + valid.message());
+  return std::optional<boost::json::object>(std::move(value.as_object()));
+}
+
+Result<boost::json::object> Worker::request(const boost::json::object& message, double timeout_s) {
+  if (Status sent = send(message); !sent.is_ok()) return sent;
+  const std::string type = protocol::request_type(message);
+  auto reply = receive(std::string_view(type).substr(0, type.size() - std::string_view(".request").size()), -1,
+                       timeout_s);
+  if (!reply) return reply.status();
+  return std::move(**reply);
+}
+
+Status Worker::died() {
+  process_.kill_group();  // reaps it, so describe_end() can say how it ended
+  std::string ended = process_.describe_end();
+  std::string tail = stderr_tail();
+  return Status(StatusCode::unavailable, "the worker died (" + (ended.empty() ? "ended" : ended) + ")" +
+                                             (tail.empty() ? "" : "; its last output:\n" + tail));
 }
 
 std::string Worker::stderr_tail() const {

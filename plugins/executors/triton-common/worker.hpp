@@ -5,10 +5,13 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "tritongym/support/child_process.hpp"
 #include "tritongym/sdk/status.hpp"
+#include "turn_channel.hpp"
 
 namespace tritongym::triton_executor {
 
@@ -29,11 +32,21 @@ class Worker {
   // Starts the worker and waits for its hello. Error: why it could not start, with its stderr tail.
   static Result<std::unique_ptr<Worker>> start(const WorkerLaunch& launch);
 
-  // Sends one request and returns the reply object. Errors: deadline_exceeded (no reply in time),
-  // unavailable (the worker died: the message says how, with its stderr tail), internal (not JSON).
+  // Sends one request and returns the reply object, both checked against the worker protocol's schema
+  // (worker_protocol.hpp). Errors: deadline_exceeded (no reply in time), unavailable (the worker died: the message
+  // says how, with its stderr tail), internal (not JSON, or a request or reply the schema refuses, named).
   Result<boost::json::object> request(const boost::json::object& message, double timeout_s);
 
+  // Sends one request without waiting for its reply (checked as request() checks it).
+  Status send(const boost::json::object& message);
+  // The reply to the last request of `op` sent, checked; or std::nullopt as soon as `other_fd` can be read first
+  // (ChildProcess::receive_line_or). Errors as request()'s.
+  Result<std::optional<boost::json::object>> receive(std::string_view op, int other_fd, double timeout_s);
+
   const boost::json::object& hello() const { return hello_; }
+  // A candidate worker's turn socket (turn_channel.hpp, child_turns.hpp); null for a reference worker.
+  TurnChannel* turns() { return turns_ ? &*turns_ : nullptr; }
+  pid_t pid() const { return process_.pid(); }
   bool healthy() { return process_.running(); }
   void kill() { process_.kill_group(); }
   int64_t evaluations = 0;
@@ -44,7 +57,10 @@ class Worker {
   Worker(process::ChildProcess process, std::string stderr_path)
       : process_(std::move(process)), stderr_path_(std::move(stderr_path)) {}
   std::string stderr_tail() const;
+  // Kills what is left of the worker; unavailable, saying how it ended, with its stderr tail.
+  Status died();
   process::ChildProcess process_;
+  std::optional<TurnChannel> turns_;
   std::string stderr_path_;
   boost::json::object hello_;
 };

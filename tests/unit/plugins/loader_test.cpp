@@ -73,6 +73,54 @@ TEST(Loader, RefusesAnIdTheManifestDoesNotDeclare) {
   EXPECT_NE(message.find("registers 'fixture.workflow.someone-else'"), std::string::npos) << message;
 }
 
+// Loads the library of fixture folder `name` with every plugin its manifest declares; the loader's message.
+std::string load_library_fixture(const std::string& name, Registry& registry) {
+  auto manifests = read_manifests(fixture(name) + "/plugin.yaml");
+  EXPECT_TRUE(manifests) << manifests.status().to_string();
+  if (!manifests) return "no manifest";
+  return load_library(*manifests, registry).message();
+}
+
+TEST(Loader, LoadsALibraryOfSeveralPluginsItsManifestDeclares) {
+  Registry registry;
+  EXPECT_EQ(load_library_fixture("several", registry), "");
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "fixture.workflow.first"));
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "fixture.workflow.second"));
+  // Each keeps its own manifest: its id, description and documented config, on the shared library.
+  ASSERT_NE(registry.origin("fixture.workflow.first"), nullptr);
+  EXPECT_EQ(registry.origin("fixture.workflow.first")->manifest.id, "fixture.workflow.first");
+  EXPECT_EQ(registry.origin("fixture.workflow.first")->manifest.config.size(), 1u);
+  EXPECT_EQ(registry.origin("fixture.workflow.second")->manifest.config.size(), 0u);
+  EXPECT_EQ(registry.origin("fixture.workflow.first")->library_path, registry.origin("fixture.workflow.second")->library_path);
+  // Loading one of them loads the library with the others (load_plugin reads its siblings).
+  Registry again;
+  auto manifests = read_manifests(fixture("several") + "/plugin.yaml");
+  ASSERT_TRUE(manifests);
+  EXPECT_EQ(load_plugin(manifests->back(), again).message(), "");
+  EXPECT_TRUE(again.contains(PluginKind::workflow, "fixture.workflow.first"));
+}
+
+TEST(Loader, RefusesALibraryThatRegistersAnIdItsManifestDoesNotDeclareNamingBoth) {
+  Registry registry;
+  std::string message = load_library_fixture("undeclared-id", registry);
+  EXPECT_NE(message.find("registers 'fixture.workflow.stowaway', which its plugin.yaml does not declare"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("fixture.workflow.declared-a, fixture.workflow.declared-b"), std::string::npos) << message;
+  EXPECT_NE(message.find("libfixture_undeclared_id.so"), std::string::npos) << message;
+  // Refused whole: not even the declared ones are registered.
+  EXPECT_FALSE(registry.contains(PluginKind::workflow, "fixture.workflow.declared-a"));
+  EXPECT_FALSE(registry.contains(PluginKind::workflow, "fixture.workflow.stowaway"));
+}
+
+TEST(Loader, RefusesALibraryThatDoesNotRegisterAnIdItsManifestDeclares) {
+  Registry registry;
+  std::string message = load_library_fixture("unregistered-id", registry);
+  EXPECT_NE(message.find("its plugin.yaml declares 'fixture.workflow.absent', which it does not register"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("libfixture_unregistered_id.so"), std::string::npos) << message;
+  EXPECT_FALSE(registry.contains(PluginKind::workflow, "fixture.workflow.present"));
+}
+
 TEST(Loader, RefusesAMissingLibrary) {
   Registry registry;
   std::string message = load_fixture("missing-library", registry);
@@ -128,11 +176,15 @@ TEST(Loader, GoesOnLoadingAfterRefusalsAndFreezes) {
   EXPECT_TRUE(registry.contains(PluginKind::suite, "tritongym.suite.directory"));
   EXPECT_TRUE(registry.contains(PluginKind::backend, "tritongym.backend.scripted"));
   EXPECT_TRUE(registry.contains(PluginKind::workflow, "tritongym.workflow.one-shot"));
-  // good, duplicate-a, throwing-factory and every built-in plugin load; the other fixtures are refused.
+  EXPECT_TRUE(registry.contains(PluginKind::workflow, "fixture.workflow.second"));
+  // good, duplicate-a, throwing-factory, several (two plugins) and every built-in plugin load; the other fixtures
+  // are refused, each plugin of a refused library with it.
   size_t builtin = scan_manifests({testing::builtin_plugin_dir()}).manifests.size();
   EXPECT_GE(builtin, 7u);
-  EXPECT_EQ(report.loaded_count(), 3u + builtin);
-  EXPECT_EQ(report.plugins.size(), 11u + builtin);  // 11 fixtures have readable manifests
+  EXPECT_EQ(report.loaded_count(), 5u + builtin);
+  EXPECT_EQ(report.plugins.size(), 17u + builtin);  // 11 one-plugin manifests and 3 of two plugins each
+  EXPECT_NE(outcome[testing::fixture_plugin_dir() + "/unregistered-id/plugin.yaml"].find("does not register"),
+            std::string::npos);
   ASSERT_EQ(report.manifest_errors.size(), 1u);  // bad-manifest
   EXPECT_NE(report.manifest_errors[0].message().find("did you mean 'library'"), std::string::npos);
 }

@@ -5,11 +5,12 @@ import argparse
 import os
 import platform
 import signal
+import stat
 import sys
 import traceback
 from typing import Any
 
-from .protocol import Channel
+from .protocol import TURN_FD, Channel, ProtocolError, check_request
 
 
 def _hello(role: str, device: str, handler: Any) -> dict[str, Any]:
@@ -42,6 +43,14 @@ def _hello(role: str, device: str, handler: Any) -> dict[str, Any]:
     if getattr(handler, "warmup", None):
         info["triton_warmup"] = handler.warmup
     return info
+
+
+def _turn_socket() -> int:
+    """The turn socket the host gave a candidate worker (protocol.TURN_FD), or -1 when it gave none."""
+    try:
+        return TURN_FD if stat.S_ISSOCK(os.fstat(TURN_FD).st_mode) else -1
+    except OSError:
+        return -1
 
 
 def main() -> int:
@@ -78,15 +87,21 @@ def main() -> int:
         from .candidate import CandidateRole
 
         handler = CandidateRole(args.device, args.root, args.triton_cache or os.path.join(args.root, "triton-cache"),
-                                args.memory_limit_bytes, channel)
+                                args.memory_limit_bytes, _turn_socket())
 
     while True:
         request = channel.receive()
-        if request is None or request.get("op") == "exit":
+        if request is None or (isinstance(request, dict) and request.get("op") == "exit"):
             if hasattr(handler, "close"):  # the candidate role's spare child
                 handler.close()
             return 0
-        op = request.get("op")
+        op = request.get("op") if isinstance(request, dict) else None
+        op = op if isinstance(op, str) else ""
+        try:
+            check_request(request)  # protocol.json: a request it does not describe is answered with why
+        except ProtocolError as error:
+            channel.send({"ok": False, "error": str(error)}, op)
+            continue
         try:
             if op == "hello":
                 reply = _hello(args.role, args.device, handler)
@@ -104,11 +119,11 @@ def main() -> int:
             reply = {"ok": False, "error": "".join(traceback.format_exception_only(type(error), error)).strip(),
                      "traceback": traceback.format_exc()[-4000:]}
             fatal = "CUDA error" in str(error)
-            channel.send(reply, run=op == "run")
+            channel.send(reply, op)
             if fatal:  # a sticky CUDA error: the host respawns the worker
                 return 3
             continue
-        channel.send(reply, run=op == "run")
+        channel.send(reply, op)
         if getattr(handler, "retire", False):  # said in the reply: the host starts a fresh worker
             return 0
 

@@ -13,23 +13,24 @@ import signal
 import time
 from typing import Any
 
-from . import plain_files
+from . import gpu_turns, plain_files, protocol
 # The child's code, imported here once so that every forked child finds it (and torch and triton) loaded.
-from .candidate_child import CHECKED_FILE, spare_main
+from .candidate_child import spare_main
 
 MAX_CAPTURE_BYTES = 64 * 1024
-MAX_CHECKED_BYTES = 4 * 1024 * 1024
 CODE_CACHES = 16  # Triton caches of recent code kept by a fork server (CandidateRole._code_cache)
 SPARE_READY_SECONDS = 60.0  # the longest a fork server waits for a spare child to ready itself
+# The fields of a run's reply the fork server writes itself, whatever the child reported.
+_FORK_SERVER_SAYS = {"ok": True, "stdout": "", "stderr": "", "folder": "", "wall_seconds": 0.0}
 
 
 class CandidateRole:
     def __init__(self, device: str, root: str, triton_cache: str, memory_limit_bytes: int,
-                 channel: Any = None) -> None:
+                 turn_fd: int = -1) -> None:
         self.device = device
-        # The host's channel: with `pause_before_timing`, the run reports "ready_to_time" on it and reads the
-        # host's go-ahead from it in the middle of the request (docs/worker-protocol.md).
-        self.channel = channel
+        # The turn socket (gpu_turns.py): with `pause_before_timing`, the child asks the host for its turns on it,
+        # directly; this server only names the child and says when the next one has readied. -1: none (no pause).
+        self.turn_fd = turn_fd
         self.root = root
         self.triton_cache = triton_cache
         # Created here, before any child is confined: Landlock grants write access only to folders that
@@ -57,9 +58,12 @@ class CandidateRole:
         source_path = os.path.join(folder, "candidate.py")
         with open(source_path, "w") as handle:
             handle.write(request["code"])
-        # The pause before timing: the child says "ready" on one pipe and waits for the go-ahead on the other.
-        pause = bool(request.get("pause_before_timing")) and bool(request.get("timing")) and self.channel is not None
+        # The pause before timing: the child asks the host for its turns itself, on the turn socket.
+        pause = bool(request.get("pause_before_timing")) and bool(request.get("timing")) and self.turn_fd >= 0
         spare = self._take_spare()
+        _remove(os.path.join(self.root, "holds", str(spare.pid)))  # a file of an earlier process of that pid
+        if pause:  # before the child has its request: the host counts this child's words only
+            gpu_turns.name_child(self.turn_fd, spare.pid, folder)
         started = time.monotonic()
         message = json.dumps({"request": request, "folder": folder, "source": source_path, "pause": pause,
                               "code_cache": self._code_cache(request["code"])}).encode()
@@ -71,15 +75,10 @@ class CandidateRole:
             pass
         os.close(spare.request_fd)
         # The next child readies itself while this one runs, under this evaluation's share of the GPU: the
-        # host hears nothing of this run's turns until it has (_Spare.wait_readied).
+        # host counts none of this child's turns until it hears that it has (`R`).
         self._spare = self._fork_spare(wait=False)
-        reply = self._wait(spare.pid, spare.report_fd, float(request.get("timeout_s", 60.0)),
-                           spare.ready_fd if pause else -1, spare.go_fd if pause else -1, folder)
-        for fd in (spare.ready_fd, spare.go_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        reply = self._wait(spare.pid, spare.report_fd, float(request.get("timeout_s", 60.0)), pause)
+        spare.close_ready()
         reply["wall_seconds"] = time.monotonic() - started - self._paused_s  # the child's own time
         reply["stdout"] = _read_capped(os.path.join(folder, "stdout.txt"))
         reply["stderr"] = _read_capped(os.path.join(folder, "stderr.txt"))
@@ -120,19 +119,18 @@ class CandidateRole:
 
         Creating a CUDA context keeps the GPU busy for milliseconds, which must not fall in another candidate's
         turn alone on it: the child readies itself while the evaluation that forked it holds its share of the GPU,
-        and the fork server tells the host nothing (neither a turn nor the run's end) until the child has said so
-        (`wait`: at once; else _Spare.wait_readied). Before this, spares readied whenever they were forked, and
+        and the host counts none of the running child's turns, nor hears the run's end, until the fork server has
+        told it so (`wait`: at once; else `R` on the turn socket, and _Spare.wait_readied before the reply). Before this, spares readied whenever they were forked, and
         the host's sampler saw 2.9 to 13.7 ms of such work in other candidates' turns (H200, 2026-12-01)."""
         request_read, request_write = os.pipe()
         report_read, report_write = os.pipe()
         ready_read, ready_write = os.pipe()
-        go_read, go_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns
-            spare_main(self, request_read, report_write, ready_write, go_read)
-        for fd in (request_read, report_write, ready_write, go_read):
+            spare_main(self, request_read, report_write, ready_write, self.turn_fd)
+        for fd in (request_read, report_write, ready_write):
             os.close(fd)
-        spare = _Spare(pid, request_write, report_read, ready_read, go_write)
+        spare = _Spare(pid, request_write, report_read, ready_read)
         if wait:
             spare.wait_readied()
         return spare
@@ -143,80 +141,32 @@ class CandidateRole:
             self._spare.close()
             self._spare = None
 
-    def _wait(self, pid: int, read_fd: int, timeout_s: float, ready_fd: int = -1, go_fd: int = -1,
-              folder: str = "") -> dict[str, Any]:
+    def _wait(self, pid: int, read_fd: int, timeout_s: float, pause: bool = False) -> dict[str, Any]:
         """Reads the child's report until the child exits (not until the pipe closes: a process the
-        candidate started may hold the pipe open) or the time runs out. With the pause pipes, passes the
-        child's turns on the GPU (gpu_turns.py) on to the host: when the child wants its share back, the GPU
-        alone for its autotuner, or is ready to be timed, waits for the host's go-ahead (those waits do not
-        count against the child's time; `ready_to_time` carries the child's cases and its folder, so that the
-        host can compare them before it times a candidate); after its autotuner, one `gpu_alone_done`; after its timed calls, one
-        `timed`; a byte out of turn ends what is passed on. Nor does the time the host held the child while
-        another evaluation was timed, which the host writes to holds/<pid>."""
+        candidate started may hold the pipe open) or the time runs out. The child talks to the host about its
+        turns on the GPU itself (gpu_turns.py); with `pause`, this server says on the turn socket when the next
+        child has readied itself (`R`), as soon as it has. The time the host kept the child waiting (its answers,
+        its holds while another evaluation was timed), which it writes to holds/<pid>, counts neither against
+        the child's limit nor in its wall time."""
         deadline = time.monotonic() + timeout_s
         self._paused_s = 0.0
-        held_file = os.path.join(self.root, "holds", str(pid))
-        _remove(held_file)  # a file of an earlier process of that pid
+        held_file = os.path.join(self.root, "holds", str(pid))  # the host may write it from the child's first word
         data = b""
         timed_out = False
-        being_timed = False  # said ready, and the host said go
         status = None
         os.set_blocking(read_fd, False)
-
-        def apart(wait: Any) -> tuple[Any, float]:
-            """What `wait()` returns, and the seconds it took that no hold counts already: the host may hold
-            the child (holds/<pid>) while it answers, and those seconds are taken out once, below."""
-            began, held = time.monotonic(), _held_seconds(held_file)
-            answer = wait()
-            return answer, max(0.0, time.monotonic() - began - (_held_seconds(held_file) - held))
-
         with os.fdopen(read_fd, "rb", buffering=0) as pipe:
             while True:
                 remaining = deadline + _held_seconds(held_file) - time.monotonic()
                 if remaining <= 0:
                     timed_out = True
                     break
-                ready, _, _ = select.select([pipe] + ([ready_fd] if ready_fd >= 0 else []), [], [],
+                readying = self._spare if pause and self._spare is not None and not self._spare.readied else None
+                ready, _, _ = select.select([pipe] + ([readying.ready_fd] if readying else []), [], [],
                                             min(remaining, 0.05))
-                if ready_fd >= 0 and ready_fd in ready:
-                    said = os.read(ready_fd, 1)
-                    listening = True
-                    if self._spare is not None:  # the host may let go of the share at this: the next child first
-                        _, waited = apart(self._spare.wait_readied)  # not the child's time
-                        self._paused_s += waited
-                        deadline += waited
-                    if being_timed:  # only b"d" (timed: its share of the GPU is enough from now on) comes now
-                        if said == b"d":  # the child waits while the host closes its window on the device
-                            _, waited = apart(lambda: self._tell_host("timed"))
-                            self._paused_s += waited
-                            deadline += waited
-                            try:
-                                os.write(go_fd, b"g")
-                            except OSError:
-                                pass
-                        listening = False
-                    elif said == b"i":  # compiling: its share of the GPU is free (gpu_turns.py)
-                        self._tell_host("gpu_idle", pid=pid)
-                    elif said == b"t":  # its autotuner's benchmarks are done: its share is enough again
-                        self._tell_host("gpu_alone_done", pid=pid)
-                    elif said in (b"w", b"r", b"a"):  # wants its share back, the GPU alone to be timed or to tune
-                        go, waited = apart(
-                            lambda: self._tell_host("gpu_wanted", pid=pid) if said == b"w"
-                            else self._tell_host("gpu_alone_wanted", pid=pid) if said == b"a"
-                            else self._tell_host("ready_to_time", answer="time", pid=pid,
-                                                 more={"folder": folder, "cases": _checked_cases(folder)}))
-                        self._paused_s += waited
-                        deadline += waited
-                        try:
-                            os.write(go_fd, b"g" if go else b"s")
-                        except OSError:  # the child is gone; its exit is read below
-                            pass
-                        being_timed = said == b"r" and go
-                        listening = said in (b"w", b"a") or go
-                    else:  # closed, or out of turn: nothing more is passed on
-                        listening = False
-                    if not listening:
-                        ready_fd = -1
+                if readying is not None and readying.ready_fd in ready:
+                    readying.wait_readied()  # said (or died): at once
+                    gpu_turns.announce(self.turn_fd, gpu_turns.SPARE_READIED)
                 if pipe in ready:
                     data += _drain(pipe)
                 finished, wait_status = os.waitpid(pid, os.WNOHANG)
@@ -236,7 +186,9 @@ class CandidateRole:
         try:
             reply = json.loads(data) if data else {"ok": True}
             unreadable = "" if isinstance(reply, dict) else f"a JSON {type(reply).__name__}, not an object"
-        except ValueError as error:  # cut short by a signal, or not the harness's writing
+            if not unreadable:  # what the host will read of it: the run's reply (protocol.json)
+                protocol.SCHEMA.check("run.reply", {**reply, **_FORK_SERVER_SAYS})
+        except ValueError as error:  # cut short by a signal, or not the harness's writing (ProtocolError too)
             unreadable = f"{type(error).__name__}: {error}"
         # The fork server's reply, whatever the child wrote: `ok` says the run request was served.
         reply = {"ok": True} if unreadable else {**reply, "ok": True}
@@ -262,21 +214,11 @@ class CandidateRole:
         return reply
 
 
-    def _tell_host(self, event: str, answer: str = "continue", pid: int = 0,
-                   more: dict[str, Any] | None = None) -> bool:
-        """An event in the middle of the run request: the host answers each one; True if it said `answer`
-        ({"op": "time"} lets a child that is ready be timed; anything else skips timing). `pid`: the child's,
-        which the host holds through the driver while the child says it is idle (idle_hold.hpp)."""
-        self.channel.send({"ok": True, "event": event, **({"pid": pid} if pid else {}), **(more or {})})
-        reply = self.channel.receive()
-        return reply is not None and reply.get("op") == answer
-
-
 class _Spare:
     """A forked child waiting for its request, and the fork server's ends of its pipes."""
 
-    def __init__(self, pid: int, request_fd: int, report_fd: int, ready_fd: int, go_fd: int) -> None:
-        self.pid, self.request_fd, self.report_fd, self.ready_fd, self.go_fd = pid, request_fd, report_fd, ready_fd, go_fd
+    def __init__(self, pid: int, request_fd: int, report_fd: int, ready_fd: int) -> None:
+        self.pid, self.request_fd, self.report_fd, self.ready_fd = pid, request_fd, report_fd, ready_fd
         self.readied = False
 
     def wait_readied(self) -> float:
@@ -293,8 +235,15 @@ class _Spare:
             pass
         return time.monotonic() - started
 
+    def close_ready(self) -> None:
+        """Its run is over: the pipe it said it had readied on is no longer needed."""
+        try:
+            os.close(self.ready_fd)
+        except OSError:
+            pass
+
     def close(self) -> None:
-        for fd in (self.request_fd, self.report_fd, self.ready_fd, self.go_fd):
+        for fd in (self.request_fd, self.report_fd, self.ready_fd):
             try:
                 os.close(fd)
             except OSError:
@@ -349,18 +298,6 @@ def _kill_group(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def _checked_cases(folder: str) -> list[Any] | None:
-    """The cases a paused child wrote to its folder (CHECKED_FILE); None if it wrote none the host can read. A
-    plain file only: the candidate's code may have put a link or a pipe (which would block this read) there."""
-    try:
-        with plain_files.open_plain(os.path.join(folder, CHECKED_FILE)) as handle:
-            data = handle.read(MAX_CHECKED_BYTES + 1)
-        cases = json.loads(data) if len(data) <= MAX_CHECKED_BYTES else None
-    except (OSError, ValueError):
-        return None
-    return cases if isinstance(cases, list) and all(isinstance(case, dict) for case in cases) else None
 
 
 def _read_capped(path: str) -> str:

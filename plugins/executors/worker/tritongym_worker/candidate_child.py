@@ -19,8 +19,8 @@ from .autotune_bench import AutotuneBench
 from .autotune_compile import AutotuneCompiles
 from .gpu_turns import GpuTurns
 
-# What a paused child says of its cases (the `run` reply's `cases`) before it is timed, in its folder: the fork
-# server passes it on with `ready_to_time`, and the host compares them before it times the candidate.
+# What a paused child says of its cases (the `run` reply's `cases`) before it is timed, in its folder: the host reads
+# it when the child says it is ready to be timed (child_turns.hpp), and compares them before it times the candidate.
 CHECKED_FILE = "checked.json"
 
 
@@ -45,14 +45,17 @@ class _Ahead:
         self.seconds = time.perf_counter() - started
 
 
-def spare_main(role: Any, request_fd: int, report_fd: int, ready_fd: int, go_fd: int) -> None:
+def spare_main(role: Any, request_fd: int, report_fd: int, ready_fd: int, turn_fd: int) -> None:
+    """A spare child: readies itself, says so on `ready_fd`, waits for its request on `request_fd`, runs it and
+    reports on `report_fd`. `turn_fd`: the worker's turn socket (gpu_turns.py, -1: none), kept only for a timed
+    request, on which it then asks the host for its turns itself."""
     namespaces = None
     try:
         os.setpgid(0, 0)
         sandbox.die_with_parent()  # a spare in its own group outlives a killed fork server otherwise
         # Nothing of the fork server's may reach candidate code: above all not the host's channel (fds 3 and
         # 4), on which a candidate could otherwise send the host a reply of its own making.
-        _close_inherited(keep={request_fd, report_fd, ready_fd, go_fd})
+        _close_inherited(keep={request_fd, report_fd, ready_fd, turn_fd})
         # Network and IPC namespaces of its own while it has one thread: a namespace is a thread's, and CUDA's
         # threads, started next, would otherwise stay in the host's (sandbox.enter_namespaces).
         namespaces = sandbox.enter_namespaces()
@@ -60,7 +63,8 @@ def spare_main(role: Any, request_fd: int, report_fd: int, ready_fd: int, go_fd:
     except BaseException:  # readied nothing: the request still runs, and readies what it needs itself
         ahead = None
     try:
-        os.write(ready_fd, b"R")  # readied: the fork server waits for this before it answers the run before
+        os.write(ready_fd, b"R")  # readied: the fork server tells the host, and waits for this before it answers
+        os.close(ready_fd)
     except OSError:
         pass
     try:
@@ -74,10 +78,9 @@ def spare_main(role: Any, request_fd: int, report_fd: int, ready_fd: int, go_fd:
         if not data:  # the fork server is gone, or ended this spare
             os._exit(0)
         message = json.loads(data)
-        pause = (ready_fd, go_fd) if message["pause"] else None
-        if pause is None:
-            for fd in (ready_fd, go_fd):
-                os.close(fd)
+        pause = turn_fd if message["pause"] and turn_fd >= 0 else None
+        if pause is None and turn_fd >= 0:  # not timed: nothing of the host's reaches the candidate
+            os.close(turn_fd)
         _child_main(role, message["request"], message["folder"], message["source"], report_fd, pause, ahead,
                     message.get("code_cache", ""), namespaces)
     finally:  # never back into the fork server's code: a forked child that returned would serve its channel
@@ -95,7 +98,7 @@ def _close_inherited(keep: set[int]) -> None:
 
 
 def _child_main(role: Any, request: dict[str, Any], folder: str, source_path: str, report_fd: int,
-                pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None, code_cache: str = "",
+                pause: int | None = None, ahead: "_Ahead | None" = None, code_cache: str = "",
                 namespaces: dict[str, Any] | None = None) -> None:
     exit_code = 0
     reply: dict[str, Any] = {"ok": True}
@@ -152,7 +155,7 @@ def _child_main(role: Any, request: dict[str, Any], folder: str, source_path: st
 
 
 def _run_candidate(role: Any, request: dict[str, Any], source_path: str,
-                   pause: tuple[int, int] | None = None, ahead: "_Ahead | None" = None) -> dict[str, Any]:
+                   pause: int | None = None, ahead: "_Ahead | None" = None) -> dict[str, Any]:
     import torch
 
     entry_name = request["entry"]
@@ -174,7 +177,7 @@ def _run_candidate(role: Any, request: dict[str, Any], source_path: str,
         if turns is None:
             turns = GpuTurns()
             turns.install_compile_gate()
-        turns.attach(*pause)
+        turns.attach(pause)
     # An autotuned kernel's configs compile at once, before its autotuner benchmarks them (autotune_compile.py).
     autotune = ahead.autotune if ahead is not None else None
     if autotune is None:

@@ -9,8 +9,10 @@ GPU to itself; when its timed calls are done it says so, and goes on with its sh
 check and handing over the timed calls' outputs need no quiet GPU). While Triton's autotuner benchmarks the
 configs of a new key it has the GPU alone as well (autotune_bench.py), and then goes on with its share.
 
-One byte per message on the child's `ready` pipe to the fork server, which passes each on to the host (before any of
-them, a spare child says b"R" once it has readied itself, which the fork server waits for and keeps):
+One byte per message, straight to the host's arbiter (child_turns.hpp), on the candidate worker's turn socket: a
+SOCK_SEQPACKET pair the executor makes before the worker starts, whose end the worker gets as fd 5 and every child it
+forks inherits (the fork server relays nothing). The kernel stamps each message with its sender's pid, and the host
+counts only the child its fork server named for the run (`C` below):
   b"i"  idle: compiling, every stream synchronised; no answer
   b"w"  wants its share back; waits for the answer
   b"r"  ready to be timed; waits for the answer
@@ -18,13 +20,44 @@ them, a spare child says b"R" once it has readied itself, which the fork server 
         window on the device's counters first, so that nothing this child does next falls inside it)
   b"a"  wants the GPU alone while its autotuner benchmarks; waits for the answer
   b"t"  the autotuner's benchmarks are done: its share is enough again; no answer
-The answer, on the `go` pipe: b"g" (go on) or b"s" (stop: no timing)."""
+The answer, on the same socket: b"g" (go on) or b"s" (stop: no timing). The fork server's own words on it, for a
+timed run: `C{"pid", "folder"}`, the child of this run and its folder, before the child has its request (answers a
+child of an earlier run left unread are dropped first), and `R` once the next child, forked as this one starts, has
+readied itself: the host counts none of this child's messages before (a CUDA context's creation falls under this
+evaluation's share, never in another candidate's turn alone)."""
 from __future__ import annotations
 
 import functools
+import json
 import os
+import socket
 import threading
 from typing import Any
+
+CHILD = b"C"  # the fork server names a run's child (and its folder) to the host
+SPARE_READIED = b"R"  # the fork server: the next child has readied itself
+
+
+def announce(turn_fd: int, word: bytes) -> None:
+    """The fork server's word to the host on the turn socket (one message)."""
+    try:
+        os.write(turn_fd, word)
+    except OSError:  # the host is gone; the run's reply tells it nothing it needs then
+        pass
+
+
+def name_child(turn_fd: int, pid: int, folder: str) -> None:
+    """Before a timed run's child has its request: which child it is, and its folder (where it writes its checked
+    cases). Drops first the answers an earlier child left unread (it died waiting), so that none reaches this one."""
+    with socket.socket(fileno=os.dup(turn_fd)) as sock:
+        for _ in range(4096):
+            try:
+                sock.recv(16, socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                break
+    announce(turn_fd, CHILD + json.dumps({"pid": pid, "folder": folder}).encode())
 
 
 class GpuTurns:
@@ -37,9 +70,10 @@ class GpuTurns:
         self._alone = False  # has the GPU alone for an autotuner's benchmarks (between b"a" and b"t")
         self.handed_back = 0  # compiles (or batches of them) during which the GPU was handed back
 
-    def attach(self, ready_fd: int, go_fd: int) -> None:
-        """The pipes of a timed request: from now on compiles hand the GPU back."""
-        self._ready, self._go = ready_fd, go_fd
+    def attach(self, turn_fd: int) -> None:
+        """The turn socket, for a timed request: from now on compiles hand the GPU back. (`_ready` is where the
+        child writes, `_go` where it reads the answer: the one socket.)"""
+        self._ready = self._go = turn_fd
         self._gating = self._installed
 
     def install_compile_gate(self) -> None:
@@ -131,11 +165,10 @@ class GpuTurns:
         self._close()
 
     def _close(self) -> None:
-        for fd in (self._ready, self._go):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        try:
+            os.close(self._ready)
+        except OSError:
+            pass
         self._ready = self._go = -1
 
     def _hand_back(self) -> bool:

@@ -1,7 +1,8 @@
 // TritonGym SDK: the JSON form of an evaluation result, as the tools hand it to the store and
 // `tritongym eval --json` prints it. One shape for every consumer: verdict, message, per-shape
-// correctness, timing and kernels, flags, warnings, captured output, and the executor's own record.
-// evaluation_from_json reads it back (an executor that judges elsewhere, such as tritongym.executor.remote).
+// correctness, timing and kernels, flags, warnings, captured output, and the executor's own record (`record`;
+// `tritongym eval --json` adds `executor`, the id of the executor that judged it). evaluation_from_json reads it
+// back (an executor that judges elsewhere, such as tritongym.executor.remote).
 #pragma once
 
 #include <boost/json.hpp>
@@ -53,7 +54,7 @@ inline boost::json::object evaluation_json(const EvaluationResult& result) {
                              {"flags", boost::json::value_from(result.flags)},
                              {"warnings", boost::json::value_from(result.warnings)},
                              {"wall_seconds", result.wall_seconds}, {"gpu_seconds", result.gpu_seconds},
-                             {"executor", error ? boost::json::value(nullptr) : executor_record}};
+                             {"record", error ? boost::json::value(nullptr) : executor_record}};
   return record;
 }
 
@@ -169,12 +170,11 @@ inline Result<ShapeOutcome> shape_from_json(const boost::json::value& value, con
 
 }  // namespace result_json_detail
 
-// An EvaluationResult from its JSON form (evaluation_json's output). `record_key` names the member that holds
-// the executor's record: "executor" for evaluation_json's own output, "record" for `tritongym eval --json` and
-// `tritongym serve` (which put the executor's id in "executor"). Keys it does not know are ignored; a missing or
-// unknown verdict, or a known key of the wrong type, is an invalid_argument that names the key.
-inline Result<EvaluationResult> evaluation_from_json(const boost::json::value& value,
-                                                     std::string_view record_key = "executor") {
+// An EvaluationResult from its JSON form (evaluation_json's output, or `tritongym eval --json`'s and
+// `tritongym serve`'s, which add the judging executor's id as "executor"); the executor's record is "record".
+// Keys it does not know are ignored; a missing or unknown verdict, or a known key of the wrong type, is an
+// invalid_argument that names the key.
+inline Result<EvaluationResult> evaluation_from_json(const boost::json::value& value) {
   using namespace result_json_detail;
   const std::string where = "result";
   if (!value.is_object()) return Status(StatusCode::invalid_argument, "the result is not a JSON object");
@@ -200,7 +200,7 @@ inline Result<EvaluationResult> evaluation_from_json(const boost::json::value& v
       result.shapes.push_back(std::move(shape));
     }
   }
-  const boost::json::value* record = object.if_contains(record_key);
+  const boost::json::value* record = object.if_contains("record");
   result.record_json = record && record->is_object() ? boost::json::serialize(*record) : "{}";
   return result;
 }

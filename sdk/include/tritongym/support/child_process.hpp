@@ -20,12 +20,16 @@ struct ChildOptions {
   std::string working_directory;
   std::string stdout_path = "/dev/null";  // the child's fd 1
   std::string stderr_path = "/dev/null";  // the child's fd 2
+  // Descriptors of the host's the child gets too, at fds 5, 6, ... in this order (kFirstInheritedFd). The host
+  // keeps its own; close it after start() if the child alone should have it.
+  std::vector<int> inherited_fds;
 };
 
 class ChildProcess {
  public:
   static constexpr int kRequestFd = 3;  // the child reads requests here
   static constexpr int kReplyFd = 4;    // the child writes replies here
+  static constexpr int kFirstInheritedFd = 5;  // ChildOptions::inherited_fds from here on
 
   // Starts the child. Error: it could not be started (the message names the program).
   static Result<ChildProcess> start(const ChildOptions& options);
@@ -45,6 +49,9 @@ class ChildProcess {
   // The next line the child writes, without the newline. deadline_exceeded after timeout_s;
   // unavailable when the child closed its end (it died or exited).
   Result<std::string> receive_line(double timeout_s);
+  // The same, but returns std::nullopt as soon as `other_fd` (a descriptor of the caller's; -1: none) can be read
+  // and no whole line has come, so that one thread can wait for the child's next line and for another source.
+  Result<std::optional<std::string>> receive_line_or(int other_fd, double timeout_s);
 
   // Whether the process is still running (reaps it if it ended).
   bool running();

@@ -1,5 +1,6 @@
-// Registers tritongym.tool.test.
+// tritongym.tool.test: the tool, and its factory (registered in register.cpp).
 #include "evaluation_tool.hpp"
+#include "evaluation_tools.hpp"
 #include "tritongym/sdk/config.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
@@ -47,7 +48,11 @@ class TestTool final : public Tool {
   TestToolConfig config_;
 };
 
-Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
+}  // namespace
+
+namespace tritongym::tools {
+
+Result<std::unique_ptr<Tool>> create_test_tool(const PluginContext& context) {
   auto config = parse_config<TestToolConfig>(context.config_json);
   if (!config) return config.status();
   if (config->timeout_s <= 0) return Status(StatusCode::invalid_config, "timeout_s must be positive", "/timeout_s");
@@ -56,8 +61,4 @@ Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
   return std::unique_ptr<Tool>(std::make_unique<TestTool>(*config));
 }
 
-void register_all(Registrar& registrar) { registrar.add_tool("tritongym.tool.test", create); }
-
-}  // namespace
-
-TRITONGYM_PLUGIN(register_all)
+}  // namespace tritongym::tools

@@ -1,6 +1,7 @@
-// Registers tritongym.tool.submit: the model's final answer. The core scores the submitted code on
-// the held-out shapes when the episode ends; submitting does not reveal anything the tests did not.
+// tritongym.tool.submit, and its factory (registered in register.cpp): the model's final answer. The core scores the
+// submitted code on the held-out shapes when the episode ends; submitting does not reveal anything the tests did not.
 #include "evaluation_tool.hpp"
+#include "evaluation_tools.hpp"
 #include "tritongym/sdk/config.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
@@ -48,14 +49,14 @@ class SubmitTool final : public Tool {
   SubmitToolConfig config_;
 };
 
-Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
+}  // namespace
+
+namespace tritongym::tools {
+
+Result<std::unique_ptr<Tool>> create_submit_tool(const PluginContext& context) {
   auto config = parse_config<SubmitToolConfig>(context.config_json);
   if (!config) return config.status();
   return std::unique_ptr<Tool>(std::make_unique<SubmitTool>(*config));
 }
 
-void register_all(Registrar& registrar) { registrar.add_tool("tritongym.tool.submit", create); }
-
-}  // namespace
-
-TRITONGYM_PLUGIN(register_all)
+}  // namespace tritongym::tools

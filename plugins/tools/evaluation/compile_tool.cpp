@@ -1,9 +1,10 @@
-// Registers tritongym.tool.compile.
+// tritongym.tool.compile: the tool, and its factory (registered in register.cpp).
 #include <boost/json.hpp>
 
 #include <sstream>
 
 #include "evaluation_tool.hpp"
+#include "evaluation_tools.hpp"
 #include "tritongym/sdk/config.hpp"
 #include "tritongym/sdk/plugin.hpp"
 
@@ -70,15 +71,15 @@ class CompileTool final : public Tool {
   CompileToolConfig config_;
 };
 
-Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
+}  // namespace
+
+namespace tritongym::tools {
+
+Result<std::unique_ptr<Tool>> create_compile_tool(const PluginContext& context) {
   auto config = parse_config<CompileToolConfig>(context.config_json);
   if (!config) return config.status();
   if (config->timeout_s <= 0) return Status(StatusCode::invalid_config, "timeout_s must be positive", "/timeout_s");
   return std::unique_ptr<Tool>(std::make_unique<CompileTool>(*config));
 }
 
-void register_all(Registrar& registrar) { registrar.add_tool("tritongym.tool.compile", create); }
-
-}  // namespace
-
-TRITONGYM_PLUGIN(register_all)
+}  // namespace tritongym::tools

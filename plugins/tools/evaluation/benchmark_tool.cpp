@@ -1,5 +1,6 @@
-// Registers tritongym.tool.benchmark.
+// tritongym.tool.benchmark: the tool, and its factory (registered in register.cpp).
 #include "evaluation_tool.hpp"
+#include "evaluation_tools.hpp"
 #include "timing_text.hpp"
 #include "tritongym/sdk/config.hpp"
 #include "tritongym/sdk/plugin.hpp"
@@ -59,7 +60,11 @@ class BenchmarkTool final : public Tool {
   BenchmarkToolConfig config_;
 };
 
-Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
+}  // namespace
+
+namespace tritongym::tools {
+
+Result<std::unique_ptr<Tool>> create_benchmark_tool(const PluginContext& context) {
   auto config = parse_config<BenchmarkToolConfig>(context.config_json);
   if (!config) return config.status();
   if (config->timeout_s <= 0) return Status(StatusCode::invalid_config, "timeout_s must be positive", "/timeout_s");
@@ -68,8 +73,4 @@ Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
   return std::unique_ptr<Tool>(std::make_unique<BenchmarkTool>(*config));
 }
 
-void register_all(Registrar& registrar) { registrar.add_tool("tritongym.tool.benchmark", create); }
-
-}  // namespace
-
-TRITONGYM_PLUGIN(register_all)
+}  // namespace tritongym::tools

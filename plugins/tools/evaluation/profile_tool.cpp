@@ -1,5 +1,6 @@
-// Registers tritongym.tool.profile.
+// tritongym.tool.profile: the tool, and its factory (registered in register.cpp).
 #include "evaluation_tool.hpp"
+#include "evaluation_tools.hpp"
 #include "timing_text.hpp"
 #include "tritongym/sdk/config.hpp"
 #include "tritongym/sdk/plugin.hpp"
@@ -47,15 +48,15 @@ class ProfileTool final : public Tool {
   ProfileToolConfig config_;
 };
 
-Result<std::unique_ptr<Tool>> create(const PluginContext& context) {
+}  // namespace
+
+namespace tritongym::tools {
+
+Result<std::unique_ptr<Tool>> create_profile_tool(const PluginContext& context) {
   auto config = parse_config<ProfileToolConfig>(context.config_json);
   if (!config) return config.status();
   if (config->timeout_s <= 0) return Status(StatusCode::invalid_config, "timeout_s must be positive", "/timeout_s");
   return std::unique_ptr<Tool>(std::make_unique<ProfileTool>(*config));
 }
 
-void register_all(Registrar& registrar) { registrar.add_tool("tritongym.tool.profile", create); }
-
-}  // namespace
-
-TRITONGYM_PLUGIN(register_all)
+}  // namespace tritongym::tools
