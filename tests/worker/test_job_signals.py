@@ -43,7 +43,8 @@ def worker(tmp_path):
 def test_sigterm_to_every_process_of_the_job_changes_no_verdict(worker, case):
     # The candidate sleeps through the signal: it comes while the child runs it (the child is forked ahead).
     slow = "import time\ndef double(x):\n    time.sleep(6)\n    return x * 2\n"
-    request = {"op": "run", "code": slow, "entry": "double", "timeout_s": 60, "cases": [case]}
+    request = {"op": "run", "stage": "test", "code": slow, "entry": "double", "timeout_s": 60, "cases": [case],
+               "keep_folder": False, "sandbox": "required"}  # every field the protocol's run.request has
     os.write(worker._request_write, (json.dumps(request) + "\n").encode())
     time.sleep(3)
     signalled = [worker.process.pid] + descendants(worker.process.pid)

@@ -125,16 +125,11 @@ def _fp8_gemm_kernel(a_desc, b_desc, c_desc, a_scale_ptr, b_scale_ptr, GROUP_M: 
         mbarrier.invalidate(empty.index(i))
 
 
-_SM_COUNT = {}
-
-
 def _sm_count(device: torch.device) -> int:
     if device.type != "cuda":
         return 132  # an H100's count, for compiling without a GPU
     index = device.index if device.index is not None else torch.cuda.current_device()
-    if index not in _SM_COUNT:
-        _SM_COUNT[index] = torch.cuda.get_device_properties(index).multi_processor_count
-    return _SM_COUNT[index]
+    return torch.cuda.get_device_properties(index).multi_processor_count  # torch keeps the properties
 
 
 def fp8_gemm_rowwise(a: torch.Tensor, b: torch.Tensor, a_scale: torch.Tensor, b_scale: torch.Tensor) -> torch.Tensor:

@@ -121,16 +121,11 @@ def _linear_gelu_kernel(a_desc, b_desc, c_desc, bias_ptr, GROUP_M: gl.constexpr,
         mbarrier.invalidate(empty.index(i))
 
 
-_SM_COUNT = {}
-
-
 def _sm_count(device: torch.device) -> int:
     if device.type != "cuda":
         return 132  # an H100's count, for compiling without a GPU
     index = device.index if device.index is not None else torch.cuda.current_device()
-    if index not in _SM_COUNT:
-        _SM_COUNT[index] = torch.cuda.get_device_properties(index).multi_processor_count
-    return _SM_COUNT[index]
+    return torch.cuda.get_device_properties(index).multi_processor_count  # torch keeps the properties
 
 
 def linear_gelu(a: torch.Tensor, b: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
