@@ -196,6 +196,28 @@ def where_time_went(results: list[dict]) -> list[str]:
     return lines
 
 
+def sandbox_cost(results: list[dict]) -> list[str]:
+    """What the sandbox cost the warm pool's candidates (issue 36's measure): the child's confinement on the
+    request's path (`sandbox`: Landlock, seccomp, limits) and its namespaces, entered ahead of the request
+    (`sandbox_ahead`), against the candidate phase and the host's whole evaluation of each candidate."""
+    timed = [r for r in results if "sandbox" in (r.get("candidate_phases") or {})]
+    if not timed:
+        return []
+    on_path = sum(float(r["candidate_phases"]["sandbox"]) for r in timed)
+    ahead = sum(float(r["candidate_phases"].get("sandbox_ahead", 0.0)) for r in timed)
+    candidate = sum(float((r.get("phase_seconds") or {}).get("candidate", 0.0)) for r in timed)
+    host = sum(float(r.get("host_seconds", 0.0)) for r in timed)
+    worst = max(float(r["candidate_phases"]["sandbox"]) for r in timed)
+    line = (f"the sandbox, over {len(timed)} candidates: confinement on the request's path {1000 * on_path / len(timed):.1f} ms "
+            f"a candidate (at most {1000 * worst:.1f} ms)")
+    if candidate > 0:
+        line += f", {100 * on_path / candidate:.2f}% of the candidate phase"
+    if host > 0:
+        line += f" and {100 * on_path / host:.2f}% of the evaluations' host time"
+    line += f"; its namespaces, entered ahead of the request, {1000 * ahead / len(timed):.1f} ms a spare child"
+    return [line, ""]
+
+
 PER_CANDIDATE = [("phase_seconds", "worker_wait"), ("phase_seconds", "prepare_wait"), ("phase_seconds", "candidate"),
                  ("phase_seconds", "candidate_share_wait"), ("phase_seconds", "timing_wait"),
                  ("phase_seconds", "timing"), ("phase_seconds", "after_timing"), ("phase_seconds", "compare"),
@@ -376,6 +398,7 @@ def report(chosen: list[tuple[str, str]], measured: dict, device: str) -> tuple[
                  f" (first pass vs steady state: {sum(a['verdict'] == b['verdict'] for a, b in zip(first, steady))} of {n})"
                  if has_steady else " (the warm pool's first pass against the cold path)") + cases_made(steady), "",
              *where_time_went(steady),
+             *sandbox_cost(steady),
              "steady state, per candidate (s):", "", *per_candidate(chosen, steady),
              "| task | candidate | warm verdict | cold verdict | warm s | cold s | same |", "|---|---|---|---|---|---|---|",
              *rows]

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
-from eval_throughput import autotune_lines, worker_wait_said  # noqa: E402
+from eval_throughput import autotune_lines, sandbox_cost, worker_wait_said  # noqa: E402
 
 
 def test_choices_are_compared_key_by_key_where_both_paths_tuned():
@@ -152,3 +152,18 @@ def test_the_cases_made_ahead_are_counted_from_each_result():
                {"verdict": "passed"}]  # a result without the record's count (an older executor) is left out
     assert eval_throughput.cases_made(results) == "; cases made when their evaluation came 12, found made 24"
     assert eval_throughput.cases_made([{"verdict": "passed"}]) == ""
+
+
+def test_the_sandbox_cost_is_read_from_each_candidates_phases():
+    results = [{"candidate_phases": {"sandbox": 0.002, "sandbox_ahead": 0.010}, "phase_seconds": {"candidate": 0.4},
+                "host_seconds": 1.0},
+               {"candidate_phases": {"sandbox": 0.004, "sandbox_ahead": 0.012}, "phase_seconds": {"candidate": 0.6},
+                "host_seconds": 1.0},
+               {"candidate_phases": {"run": 0.1}, "phase_seconds": {"candidate": 5.0}, "host_seconds": 9.0}]
+    line = sandbox_cost(results)[0]
+    assert "over 2 candidates" in line
+    assert "3.0 ms a candidate (at most 4.0 ms)" in line
+    assert "0.60% of the candidate phase" in line  # 6 ms of 1 s
+    assert "0.30% of the evaluations' host time" in line  # 6 ms of 2 s
+    assert "11.0 ms a spare child" in line
+    assert sandbox_cost([{"candidate_phases": {"run": 1.0}}]) == []

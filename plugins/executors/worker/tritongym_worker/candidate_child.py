@@ -43,6 +43,7 @@ class _Ahead:
         self.frontends.install()
         self.guard = _TimingGuard(device) if device.startswith("cuda") else None
         self.seconds = time.perf_counter() - started
+        self.namespaces_seconds = 0.0  # entering the sandbox's namespaces, just before this (spare_main)
 
 
 def spare_main(role: Any, request_fd: int, report_fd: int, ready_fd: int, turn_fd: int) -> None:
@@ -58,8 +59,11 @@ def spare_main(role: Any, request_fd: int, report_fd: int, ready_fd: int, turn_f
         _close_inherited(keep={request_fd, report_fd, ready_fd, turn_fd})
         # Network and IPC namespaces of its own while it has one thread: a namespace is a thread's, and CUDA's
         # threads, started next, would otherwise stay in the host's (sandbox.enter_namespaces).
+        started = time.perf_counter()
         namespaces = sandbox.enter_namespaces()
+        namespaces_seconds = time.perf_counter() - started
         ahead: _Ahead | None = _Ahead(role.device)
+        ahead.namespaces_seconds = namespaces_seconds
     except BaseException:  # readied nothing: the request still runs, and readies what it needs itself
         ahead = None
     try:
@@ -129,14 +133,22 @@ def _child_main(role: Any, request: dict[str, Any], folder: str, source_path: st
         # Network: none (its own namespace, the seccomp filter, Landlock's TCP rules). The executor's `sandbox`
         # policy says whether a child that lacks any of it may run its candidate at all.
         policy = "best_effort" if request.get("sandbox") == "best_effort" else "required"
+        confine_started = time.perf_counter()
         role.sandbox = sandbox.confine_child(sandbox.system_read_paths() + input_folders + [role.triton_cache],
                                              [folder, own_cache, *sandbox.device_paths(), "/proc/self"], namespaces,
                                              policy)
+        confine_seconds = time.perf_counter() - confine_started
         reply["sandbox"] = role.sandbox
         if role.sandbox["missing"] and policy == "required":
             reply.update({"verdict": "harness_error", "message": sandbox.refusal_message(role.sandbox)})
         else:
             reply.update(_run_candidate(role, request, source_path, pause, ahead))
+            # What the sandbox costs a candidate: its confinement here, on the request's path, and its namespaces,
+            # entered ahead of the request (not the candidate's time, like `ahead`).
+            phases = reply.setdefault("phases", {})
+            phases["sandbox"] = confine_seconds
+            if ahead is not None:
+                phases["sandbox_ahead"] = ahead.namespaces_seconds
         exit_code = 3 if reply.get("cuda_fault") else 0
     except BaseException as error:  # the harness's own failure inside the child
         reply = {"ok": True, "verdict": "runtime_error",
