@@ -21,7 +21,8 @@
 #                          written after each task to $OUT/audit (in device-logs.tgz, audit.md beside it); a carried
 #                          device-state/audit/audit.json is resumed (--resume), so a sweep longer than one call is
 #                          finished across calls (fold $OUT/audit back into device-state/audit here between them);
-#                          stopped after DEVICE_AUDIT_SECONDS (420); torch.compile limited to DEVICE_AUDIT_COMPILE_S (40) a shape
+#                          stopped after DEVICE_AUDIT_SECONDS (420); torch.compile limited to DEVICE_AUDIT_COMPILE_S (40) a shape;
+#                          DEVICE_AUDIT_JOBS (2) tasks at once
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_MULTI_GPU=1     bench/multi_gpu.py (one executor on the first two GPUs against the first alone, timing on
@@ -233,7 +234,7 @@ run() {
     # shellcheck disable=SC2086  # DEVICE_AUDIT_ARGS: words for `tasks audit` (ids, --split SPLIT)
     timeout -s INT -k 15 "${DEVICE_AUDIT_SECONDS:-420}" "$tg" --log-level warn tasks audit ${DEVICE_AUDIT_ARGS:-} \
       --executor tritongym.executor.triton-cuda --executor-config "{\"compile_seconds\": ${DEVICE_AUDIT_COMPILE_S:-40}}" \
-      --out "$out/audit" --resume > /dev/null 2> "$out/audit/progress.log" && audit_status=ok || audit_status="not ok"
+      --jobs "${DEVICE_AUDIT_JOBS:-2}" --out "$out/audit" --resume > /dev/null 2> "$out/audit/progress.log" && audit_status=ok || audit_status="not ok"
     cp "$out/audit/audit.md" "$out/audit.md" 2>/dev/null || true
     grep -E "^tasks audit|^error" "$out/audit/progress.log" | tail -40 || true
     summary+=("$(printf '%-26s %-7s %s' "tasks audit (cuda)" "$audit_status" "$(head -1 "$out/audit.md" 2>/dev/null)")")

@@ -160,13 +160,16 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
       "executor-config", po::value<std::string>()->default_value("{}"),
       "check, audit: the executor's config as JSON (baselines default to none for check, eager and "
       "torch.compile for audit)")("out", po::value<std::string>(), "audit: also write audit.json and audit.md here (after each task)")(
-      "resume", "audit: keep the tasks --out's audit.json holds and audit the rest");
+      "resume", "audit: keep the tasks --out's audit.json holds and audit the rest")(
+      "jobs", po::value<size_t>()->default_value(1),
+      "audit: tasks audited at once (one task's checks and compiles overlap another's timing, which the executor "
+      "keeps exclusive)");
   po::positional_options_description positional;
   positional.add("action", 1).add("ids", -1);
   int exit_code = kExitOk;
   std::string usage =
       "tritongym tasks list|check|audit [ID...] [--split SPLIT] [--root DIR] [--executor ID] [--executor-config JSON] "
-      "[--out DIR [--resume]] [--json [--full]] | tasks show ID";
+      "[--out DIR [--resume]] [--jobs N] [--json [--full]] | tasks show ID";
   auto values = parse_arguments(usage, options, positional, arguments, exit_code);
   if (!values) return exit_code;
   std::string action = values->count("action") ? (*values)["action"].as<std::string>() : "";
@@ -221,7 +224,7 @@ int command_tasks(const CliContext& context, const Arguments& arguments) {
     return audit_tasks(context, registry, chosen, known, (*values)["executor"].as<std::string>(),
                        (*values)["executor-config"].as<std::string>(),
                        values->count("out") ? (*values)["out"].as<std::string>() : "", values->count("resume") > 0,
-                       json);
+                       (*values)["jobs"].as<size_t>(), json);
   return check(context, registry, chosen, (*values)["executor"].as<std::string>(),
                (*values)["executor-config"].as<std::string>(), json);
 }

@@ -8,8 +8,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
@@ -67,9 +69,13 @@ Result<std::vector<tasks::TaskAudit>> earlier_audits(const fs::path& dir, const 
 
 int audit_tasks(const CliContext& context, plugins::Registry& registry, const std::vector<TaskSpec>& tasks,
                 const std::vector<std::string>& suite, const std::string& executor_id,
-                const std::string& executor_config, const std::string& out_dir, bool resume, bool json) {
+                const std::string& executor_config, const std::string& out_dir, bool resume, size_t jobs, bool json) {
   if (resume && out_dir.empty()) {
     std::cerr << "error: tasks audit --resume needs --out DIR (the folder whose audit.json it goes on from)\n";
+    return kExitUsage;
+  }
+  if (jobs == 0) {
+    std::cerr << "error: tasks audit --jobs must be at least 1\n";
     return kExitUsage;
   }
   // The oracle is the candidate: eager, torch.compile and (DSL tasks) the plain-Triton baseline are its
@@ -115,10 +121,12 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
     if (!written.is_ok()) print_error(written);
     return written.is_ok();
   };
-  auto to_audit = [&](const TaskSpec& task) { return !executor_skips(*choice, task) && !audited.count(task.id); };
+  // The tasks left, in their order. The executor-skipped ones (task.yaml rules only) are judged here at once; the
+  // others go to `jobs` threads, so that one task's checks and compiles overlap another's timing, which the
+  // executor keeps exclusive (its GPU turns), as in `eval --batch`.
+  std::vector<const TaskSpec*> left;
   size_t done = audits.size();
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const TaskSpec& task = tasks[i];
+  for (const TaskSpec& task : tasks) {
     if (audited.count(task.id)) continue;
     if (auto why = executor_skips(*choice, task)) {
       // Its plain-Triton baseline is still judged where the executor runs plain Triton (the interpreter).
@@ -132,21 +140,50 @@ int audit_tasks(const CliContext& context, plugins::Registry& registry, const st
       if (!saved()) return kExitFailure;
       continue;
     }
-    for (size_t next = i + 1; next < tasks.size(); ++next)
-      if (to_audit(tasks[next]) && !tasks[next].reference_path.empty()) {
-        choice->executor->expect(tasks::oracle_request(tasks[next]));
-        break;
-      }
-    audits.push_back(tasks::audit_task(task, *choice->executor));
-    const auto& audit = audits.back();
-    std::string rules;
-    for (const auto& found : audit.findings)
-      if (!found.exempt()) rules += (rules.empty() ? ": " : ", ") + found.rule + (found.shape.empty() ? "" : " " + found.shape);
-    std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task.id << " "
-              << (audit.violations() ? std::to_string(audit.violations()) + " violation(s)" + rules : std::string("ok"))
-              << " in " << static_cast<int>(audit.seconds) << " s" << std::endl;
-    if (!saved()) return kExitFailure;
+    left.push_back(&task);
   }
+  std::mutex mutex;
+  size_t next = 0;
+  bool stopped = false;  // the table could not be written: no further task is started
+  auto work = [&] {
+    for (;;) {
+      const TaskSpec* task = nullptr;
+      {
+        std::lock_guard lock(mutex);
+        if (stopped || next == left.size()) return;
+        task = left[next++];
+        // The next task's cases are made while this one is judged (with one job; more jobs overlap whole tasks).
+        if (jobs == 1 && next < left.size() && !left[next]->reference_path.empty())
+          choice->executor->expect(tasks::oracle_request(*left[next]));
+      }
+      tasks::TaskAudit audit;
+      try {
+        audit = tasks::audit_task(*task, *choice->executor);
+      } catch (const std::exception& error) {  // a thread must not end the sweep: the task is on record as failed
+        audit.task_id = task->id;
+        audit.findings.push_back({tasks::kRuleOraclePasses, "", std::string("auditing it failed: ") + error.what(), ""});
+      }
+      std::lock_guard lock(mutex);
+      std::string rules;
+      for (const auto& found : audit.findings)
+        if (!found.exempt()) rules += (rules.empty() ? ": " : ", ") + found.rule + (found.shape.empty() ? "" : " " + found.shape);
+      std::cerr << "tasks audit: " << ++done << " of " << tasks.size() << " " << task->id << " "
+                << (audit.violations() ? std::to_string(audit.violations()) + " violation(s)" + rules : std::string("ok"))
+                << " in " << static_cast<int>(audit.seconds) << " s" << std::endl;
+      audits.push_back(std::move(audit));
+      if (!saved()) stopped = true;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < std::min(jobs, left.size()); ++i) threads.emplace_back(work);
+  for (auto& thread : threads) thread.join();
+  if (stopped) return kExitFailure;
+  // In the suite's order, whichever job ended first.
+  std::map<std::string, size_t> order;
+  for (size_t i = 0; i < tasks.size(); ++i) order.emplace(tasks[i].id, i);
+  std::stable_sort(audits.begin(), audits.end(), [&](const tasks::TaskAudit& a, const tasks::TaskAudit& b) {
+    return order[a.task_id] < order[b.task_id];
+  });
   if (!saved()) return kExitFailure;  // a resumed sweep with nothing left still writes the chosen tasks' table
   if (json)
     print_json(std::cout, tasks::audit_json(audits, choice->id));

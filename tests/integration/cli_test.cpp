@@ -581,6 +581,31 @@ TEST(Cli, TasksAuditChecksTheBarAndAppliesExemptions) {
   EXPECT_EQ(found["standard/matmul-fp16"].find("tolerance-fails-1pct"), std::string::npos) << found["standard/matmul-fp16"];
 }
 
+// tasks audit --jobs: tasks audited at once give the same findings as one at a time, and the table keeps the
+// suite's order whichever task ended first; --jobs 0 is refused.
+TEST(Cli, TasksAuditJobsAuditTasksAtOnceInTheSuitesOrder) {
+  const std::string root = source_dir() + "/tests/fixtures/audit-suites";
+  const std::string interpreter = "tritongym.executor.triton-interpreter";
+  auto findings = [](const process::ProcessResult& result) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    const boost::json::value document = parse_stdout(result);
+    for (const auto& task : document.at("tasks").as_array())
+      rows.emplace_back(std::string(task.at("task").as_string()), boost::json::serialize(task.at("findings")));
+    return rows;
+  };
+  auto one = run_cli({"tasks", "audit", "--root", root, "--executor", interpreter, "--json"});
+  auto two = run_cli({"tasks", "audit", "--root", root, "--executor", interpreter, "--json", "--jobs", "2"});
+  EXPECT_EQ(two.exit_code, 1) << two.stderr_text;
+  const auto rows = findings(two);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].first, "audit/off-the-bar");
+  EXPECT_EQ(rows[1].first, "audit/on-the-bar");
+  EXPECT_EQ(rows, findings(one));
+  auto none = run_cli({"tasks", "audit", "--root", root, "--executor", interpreter, "--jobs", "0"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.stderr_text.find("--jobs must be at least 1"), std::string::npos) << none.stderr_text;
+}
+
 // tasks audit --resume: the tasks --out's audit.json holds are kept (a sweep cut by a time limit goes on), the rest
 // audited; a file of another executor, or not an audit, is refused with its path.
 TEST(Cli, TasksAuditResumesFromItsOwnTable) {
