@@ -15,8 +15,8 @@ SHARED_BYTES_PER_CTA = 232448 - 1024  # 227 KiB less the reductions' scratch (64
 # so a whole row of reads is in flight when the next row begins. The max and the sum of exponentials are
 # taken in one pass as the chunks land (per-thread online softmax: a thread owns ROWS x 8 elements of a
 # chunk, reduces them in registers and rescales its running sum once a chunk), so no pass over shared
-# memory runs with no copy in flight. Each thread reads back only the bytes its own copies wrote, so
-# wait_group orders them without a CTA barrier.
+# memory runs with no copy in flight. (The compiler adds a CTA barrier per chunk between the copies and the
+# reads of the buffer.)
 @gluon.jit
 def _chunk_offsets(ROWS: gl.constexpr, THREADS: gl.constexpr, VEC: gl.constexpr, layout: gl.constexpr):
     r = gl.arange(0, ROWS, layout=gl.SliceLayout(1, gl.SliceLayout(2, layout)))
