@@ -60,6 +60,9 @@ def test_a_compile_in_time_is_kept_and_one_past_its_deadline_is_stopped_and_repo
 
 # Which baselines are timed (the executor's `baselines`; `tritongym tasks check` times none).
 
+# A timed entry's `cold_l2`, in the timing loop's words (timing.time_functions), as the cache holds it.
+COLD = "rotation over 4 input set(s), 19 MB, and a 105 MB scrub read before every call"
+
 def _reference(a, b):
     return a + b
 
@@ -88,8 +91,8 @@ def test_only_the_baselines_asked_for_are_made_and_none_is_compiled_unless_asked
                                                compile_problem="TimeoutError: slow")
     assert problems == {}
     # Nothing to time: no timing at all (it needs a GPU), and the reply says so.
-    assert baselines.time_baselines(_reference, _oracle, sets, which=[]) == {"cold_l2": True, "problems": {},
-                                                                              "timed": []}
+    assert baselines.time_baselines(_reference, _oracle, sets, which=[]) == {
+        "cold_l2": "nothing timed (cold L2 asked)", "problems": {}, "timed": []}
 
 
 def test_a_subsets_cache_key_is_its_own_and_the_full_sets_key_is_unchanged():
@@ -123,7 +126,7 @@ def test_the_plain_triton_baseline_is_timed_only_for_a_task_that_ships_it_and_it
 def test_the_reference_worker_serves_a_dsl_tasks_baselines_with_its_triton_baseline(tmp_path, monkeypatch):
     # The lookup (`cached_only`) on the CPU: a task with triton_baseline.py keeps its four baselines under the
     # key of the four, whose files digest holds the baseline's file; the subsets are cut from it.
-    from tritongym_worker import baselines, reference
+    from tritongym_worker import baselines, protocol, reference
 
     monkeypatch.setattr(baselines, "machine_key", lambda: "machine")
     (tmp_path / "reference.py").write_text("def reference(a):\n    return a\n")
@@ -134,12 +137,14 @@ def test_the_reference_worker_serves_a_dsl_tasks_baselines_with_its_triton_basel
     assert files != baselines.file_digest(task["reference_path"], "")
     key = baselines.baseline_key("machine", files, "dsl/x", {"N": 4}, "float16", True, baselines.BASELINES)
     baselines.Cache(str(tmp_path / "baselines")).put(key, {
-        "cold_l2": True, "problems": {}, "timed": ["eager", "compile", "oracle", "triton"], "eager_us": 9.0,
+        "cold_l2": COLD, "problems": {}, "timed": ["eager", "compile", "oracle", "triton"], "eager_us": 9.0,
         "compile_us": 8.0, "oracle_us": 2.0, "triton_us": 3.0})
     request = {"task": task, "ceilings": {}, "cache_dir": str(tmp_path), "cached_only": True,
                "shapes": [{"key": "visible-0", "dims": {"N": 4}, "dtype": "float16", "sets": []}]}
     role = reference.ReferenceRole("cpu")
-    shape = role.baselines(request)["shapes"][0]
+    reply = role.baselines(request)
+    protocol.SCHEMA.check("baselines.reply", reply)  # what the host accepts: an entry as the timing loop wrote it
+    shape = reply["shapes"][0]
     assert (shape["triton_us"], shape["oracle_us"]) == (3.0, 2.0)
     shape = role.baselines({**request, "baselines": ["eager", "compile", "triton"]})["shapes"][0]  # the audit's
     assert shape["triton_us"] == 3.0 and "oracle_us" not in shape and shape["timed"] == ["eager", "compile", "triton"]
@@ -151,11 +156,11 @@ def test_the_reference_worker_serves_a_dsl_tasks_baselines_with_its_triton_basel
 def test_an_entry_of_all_three_serves_a_subset_cut_down_to_it():
     from tritongym_worker import baselines
 
-    full = {"cold_l2": True, "problems": {"compile": "TimeoutError: slow"}, "eager_us": 10.0,
+    full = {"cold_l2": COLD, "problems": {"compile": "TimeoutError: slow"}, "eager_us": 10.0,
             "eager_spread_pct": 0.1, "eager_repetitions": 50, "oracle_us": 5.0, "oracle_spread_pct": 0.2,
             "oracle_repetitions": 50}  # an entry from before "timed" was kept
     cut = baselines.only(full, ["oracle"])
-    assert cut == {"cold_l2": True, "problems": {}, "oracle_us": 5.0, "oracle_spread_pct": 0.2,
+    assert cut == {"cold_l2": COLD, "problems": {}, "oracle_us": 5.0, "oracle_spread_pct": 0.2,
                    "oracle_repetitions": 50, "timed": ["oracle"]}
     assert baselines.only(full, ["eager", "compile"])["problems"] == {"compile": "TimeoutError: slow"}
     assert baselines.only(full, ["eager", "compile"])["timed"] == ["eager"]
@@ -190,7 +195,7 @@ def test_a_compile_given_up_at_a_shorter_deadline_is_tried_again_under_a_longer_
 def test_the_reference_worker_times_again_a_shape_whose_compile_was_given_up_sooner(tmp_path, monkeypatch):
     # The reference worker's lookup (`cached_only`, as the executor asks first), on the CPU: the cache holds a
     # shape whose torch.compile was stopped at 30 s.
-    from tritongym_worker import baselines, reference
+    from tritongym_worker import baselines, protocol, reference
 
     monkeypatch.setattr(baselines, "machine_key", lambda: "machine")  # the real one reads the GPU
     path = tmp_path / "reference.py"
@@ -198,7 +203,7 @@ def test_the_reference_worker_times_again_a_shape_whose_compile_was_given_up_soo
     task = {"id": "ood/x", "reference_path": str(path), "oracle_path": "", "entry": "f", "flops": "", "bytes": ""}
     key = baselines.baseline_key("machine", baselines.file_digest(str(path), ""), "ood/x", {"N": 4}, "float32", True)
     baselines.Cache(str(tmp_path / "baselines")).put(key, {
-        "cold_l2": True, "problems": {"compile": "TimeoutError: ... within 30 s"}, "compile_seconds": 30.0,
+        "cold_l2": COLD, "problems": {"compile": "TimeoutError: ... within 30 s"}, "compile_seconds": 30.0,
         "timed": ["eager", "oracle"], "eager_us": 1.0})
     request = {"task": task, "ceilings": {}, "cache_dir": str(tmp_path), "cached_only": True,
                "shapes": [{"key": "visible-0", "dims": {"N": 4}, "dtype": "float32", "sets": []}]}

@@ -152,7 +152,7 @@ class ReferenceRole:
         for shape in request["shapes"]:
             cold_l2 = request.get("cold_l2", True)
             key = baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"], cold_l2, which)
-            found = cache.get(key) if which else {"cold_l2": cold_l2, "problems": {}, "timed": []}
+            found = cache.get(key) if which else {"cold_l2": baselines.untimed(cold_l2), "problems": {}, "timed": []}
             if found is None and len(which) < len(offered):  # the task's full set's entry serves a subset
                 full = cache.get(baselines.baseline_key(machine, files, task["id"], shape["dims"], shape["dtype"],
                                                         cold_l2, offered))
