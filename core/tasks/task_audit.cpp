@@ -240,6 +240,24 @@ std::vector<AuditedShape> audited_shapes(const EvaluationResult& oracle_result) 
   return shapes;
 }
 
+namespace {
+
+constexpr const char* kNoFloor = "no speed-of-light floor for this shape";
+
+// The executor record's `baseline_error` ("" where it has none, or the record is not JSON).
+std::string baseline_error(const std::string& record_json) {
+  boost::system::error_code error;
+  const boost::json::value record = boost::json::parse(record_json, error);
+  if (error || !record.is_object()) return "";
+  const auto* found = record.as_object().if_contains("baseline_error");
+  if (!found || !found->is_string()) return "";
+  std::string text(found->get_string());
+  if (text.size() > 300) text = text.substr(0, 300) + "...";
+  return text;
+}
+
+}  // namespace
+
 std::vector<AuditFinding> audit_timings(const TaskSpec& task, const std::vector<AuditedShape>& shapes) {
   std::vector<AuditFinding> findings;
   for (const auto& shape : shapes) {
@@ -260,7 +278,7 @@ std::vector<AuditFinding> audit_timings(const TaskSpec& task, const std::vector<
                                                us(shape.oracle_us), 100.0 * *fraction, us(shape.floor_us),
                                                100.0 * kNearFloorFraction)));
     } else {
-      findings.push_back(finding(kRuleFormulas, shape.shape, "no speed-of-light floor for this shape"));
+      findings.push_back(finding(kRuleFormulas, shape.shape, kNoFloor));
     }
     if (*shape.oracle_us < kShortestOracleUs)
       findings.push_back(finding(kRuleShapeAt20us, shape.shape,
@@ -340,6 +358,11 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
       audit.shapes = audited_shapes(*result);
       audit.timed = !audit.shapes.empty();
       auto timed = audit_timings(task, audit.shapes);  // with no timings: the larger rule by dims alone
+      // Shapes without a floor: the executor's reason, where it kept one (the baselines could not be had).
+      const std::string why = baseline_error(result->record_json);
+      for (auto& found : timed)
+        if (!why.empty() && found.rule == kRuleFormulas && found.detail == kNoFloor)
+          found.detail += " (the executor got no baselines: " + why + ")";
       audit.findings.insert(audit.findings.end(), timed.begin(), timed.end());
     }
     EvaluationRequest scaled = oracle_request(task);

@@ -137,6 +137,52 @@ TEST(TaskAudit, TheCategoriesAreTheDocsTable) {
   EXPECT_EQ(rules_by_shape(audit_task_yaml(task)).count(kRuleCategory), 0u);
 }
 
+// An executor that judges the oracle as a timing executor whose baselines failed: one shape timed, no floor, and
+// the reason in its record.
+class NoBaselinesExecutor : public Executor {
+ public:
+  Status availability() const noexcept override { return Status::ok(); }
+  ExecutorInfo info() const noexcept override { return {"test GPU", true, 1, {}}; }
+  Result<EvaluationResult> evaluate(const EvaluationRequest& request) noexcept override {
+    EvaluationResult result;
+    if (request.stage == EvaluationStage::test) {  // the scaled oracle: a 1% error fails, as it should
+      result.verdict = Verdict::wrong_answer;
+      return result;
+    }
+    result.verdict = Verdict::passed;
+    ShapeOutcome outcome;
+    outcome.shape = "visible-0";
+    outcome.passed = true;
+    outcome.timing = ShapeTiming{};
+    outcome.timing->median_us = 50.0;
+    result.shapes.push_back(outcome);
+    result.record_json = R"({"baseline_error": "the reference worker's reply does not fit the protocol"})";
+    return result;
+  }
+};
+
+// A shape without a floor says why, where the executor kept the reason (its baselines failed).
+TEST(TaskAudit, AShapeWithoutAFloorGivesTheExecutorsReason) {
+  testing::TemporaryDirectory folder;
+  std::ofstream(folder.path() / "oracle.py") << "def f(x):\n    return x\n";
+  std::ofstream(folder.path() / "reference.py") << "def reference(x):\n    return x\n";
+  TaskSpec task = task_with_shapes();
+  task.entry_function = "f";
+  task.oracle_path = (folder.path() / "oracle.py").string();
+  task.reference_path = (folder.path() / "reference.py").string();
+  NoBaselinesExecutor executor;
+  const TaskAudit audit = audit_task(task, executor);
+  ASSERT_TRUE(audit.timed);
+  bool said = false;
+  for (const auto& found : audit.findings)
+    if (found.rule == kRuleFormulas && found.shape == "visible-0") {
+      EXPECT_EQ(found.detail, "no speed-of-light floor for this shape (the executor got no baselines: the reference "
+                              "worker's reply does not fit the protocol)");
+      said = true;
+    }
+  EXPECT_TRUE(said);
+}
+
 // A task the executor cannot run still has its task.yaml held to the bar, with its exemptions.
 TEST(TaskAudit, ATaskTheExecutorCannotRunGetsItsYamlRules) {
   TaskSpec task = task_with_shapes();
