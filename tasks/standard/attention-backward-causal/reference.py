@@ -1,5 +1,4 @@
 import torch
-import torch.nn.functional as F
 
 
 def make_inputs(dims: dict, dtype: torch.dtype, generator: torch.Generator) -> list:
@@ -23,13 +22,24 @@ def make_inputs(dims: dict, dtype: torch.dtype, generator: torch.Generator) -> l
 
 
 def reference(q, k, v, out, dout, lse):
-    # The gradients of SDPA (flash attention's backward on the GPU) run on float16 copies of the bfloat16
-    # inputs (exact for these values): its internal roundings of P and dS are then 8x finer than in a
-    # bfloat16 backward, whose worst elements are about 1% off, the size of error the tolerance must catch.
-    # out and lse are not needed by autograd, which recomputes the forward.
-    half = torch.float16 if q.dtype == torch.bfloat16 else q.dtype
-    qg, kg, vg = (x.detach().to(half).requires_grad_(True) for x in (q, k, v))
-    with torch.enable_grad():
-        o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=True)
-        grads = torch.autograd.grad(o, (qg, kg, vg), dout.to(half))
-    return tuple(g.to(q.dtype) for g in grads)
+    # The task's formulas in float32 from the given out and lse, a few heads at a time (about 1 GiB of float32
+    # scores a step), each gradient rounded once. Not autograd through a 16-bit SDPA: its own roundings of P and
+    # dS put a few of millions of elements as far from the exact gradient as the tolerance allows.
+    b, h, s, d = q.shape
+    scale = d ** -0.5
+    future = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+    step = max(1, (1 << 28) // (s * s))
+    flat = [x.reshape(b * h, s, -1) for x in (q, k, v, out, dout)]
+    lse_flat = lse.reshape(b * h, s)
+    grads = [torch.empty_like(q).reshape(b * h, s, d) for _ in range(3)]
+    for i in range(0, b * h, step):
+        qf, kf, vf, of, gf = (x[i:i + step].float() for x in flat)
+        p = torch.exp((qf @ kf.transpose(-1, -2)) * scale - lse_flat[i:i + step, :, None].float())
+        p.masked_fill_(future, 0.0)
+        dp = gf @ vf.transpose(-1, -2)
+        delta = (of * gf).sum(-1, keepdim=True)
+        ds = p * (dp - delta)
+        grads[0][i:i + step] = (ds @ kf * scale).to(q.dtype)
+        grads[1][i:i + step] = (ds.transpose(-1, -2) @ qf * scale).to(q.dtype)
+        grads[2][i:i + step] = (p.transpose(-1, -2) @ gf).to(q.dtype)
+    return tuple(g.view(b, h, s, d) for g in grads)
