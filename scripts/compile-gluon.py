@@ -45,7 +45,7 @@ TARGET = GPUTarget("cuda", 90, 32)  # (backend, compute capability, warp size)
 SHARED_LIMIT_BYTES = 232448  # 227 KiB: the most dynamic shared memory one block may have on sm_90
 # What a kernel's PTX shows of the sm_90 features (a report, not a check).
 FEATURES = {"wgmma": "wgmma.mma_async", "tma": "cp.async.bulk.tensor", "mbarrier": "mbarrier.",
-            "cp.async": "cp.async.ca", "setmaxnreg": "setmaxnreg"}
+            "cp.async": "cp.async.c", "setmaxnreg": "setmaxnreg"}
 
 
 class CompileOnlyDriver:

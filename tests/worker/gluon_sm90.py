@@ -32,11 +32,12 @@ class CompiledKernel:
     shared_bytes: int
     num_warps: int
     registers: int  # per thread, from the cubin
-    local_bytes: int  # per thread: spills and stack arrays in local memory
+    local_bytes: int  # per thread: the stack frame (spills, call frames of warp-specialized partitions) and local arrays
+    spill_bytes: int  # per thread: ptxas's spill stores (0 without reading ptxas when local_bytes is 0)
 
     def __str__(self) -> str:
-        return (f"{self.name}: {self.num_warps} warps, {self.registers} registers, {self.local_bytes} B local, "
-                f"{self.shared_bytes} B shared")
+        return (f"{self.name}: {self.num_warps} warps, {self.registers} registers, {self.local_bytes} B local "
+                f"({self.spill_bytes} B spilled), {self.shared_bytes} B shared")
 
 
 class _CompileOnlyDriver(DriverBase):
@@ -76,10 +77,28 @@ def _resources(name: str, cubin: bytes) -> tuple[int, int]:
         handle.write(cubin)
         handle.flush()
         usage = subprocess.run([cuobjdump, "-res-usage", handle.name], capture_output=True, text=True, check=True).stdout
-    found = re.search(r"Function " + re.escape(name) + r":\s*\n\s*REG:(\d+) STACK:\d+ SHARED:\d+ LOCAL:(\d+)", usage)
+    found = re.search(r"Function " + re.escape(name) + r":\s*\n\s*REG:(\d+) STACK:(\d+) SHARED:\d+ LOCAL:(\d+)", usage)
     if not found:
         raise RuntimeError(f"cuobjdump shows no resource usage for {name}:\n{usage}")
-    return int(found.group(1)), int(found.group(2))
+    # ptxas puts spilled registers in the stack frame (STACK); LOCAL counts other local arrays: both are local memory.
+    return int(found.group(1)), int(found.group(2)) + int(found.group(3))
+
+
+def _spill_stores(ptx: str) -> int:
+    """ptxas's own count of spill stores (bytes per thread) for a kernel with a stack frame, which may hold call
+    frames (warp-specialized partitions are called functions) rather than spills."""
+    ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "kernel.ptx")
+        with open(source, "w") as handle:
+            handle.write(ptx)
+        arch = re.search(r"^\.target\s+(sm_\w+)", ptx, re.MULTILINE)
+        report = subprocess.run([ptxas, "-v", f"-arch={arch.group(1) if arch else 'sm_90a'}", source, "-o",
+                                 os.path.join(folder, "kernel.cubin")], capture_output=True, text=True, check=True)
+    spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", report.stderr + report.stdout)]
+    if not spills:
+        raise RuntimeError(f"ptxas -v said nothing of spills:\n{report.stderr}")
+    return max(spills)
 
 
 @contextlib.contextmanager
@@ -95,7 +114,9 @@ def compile_only_sm90() -> Iterator[list[CompiledKernel]]:
         kernel = original_run(self, *args, grid=grid, warmup=True, **kwargs)
         name = kernel.metadata.name
         registers, local_bytes = _resources(name, kernel.asm["cubin"])
-        compiled.append(CompiledKernel(name, kernel.metadata.shared, kernel.metadata.num_warps, registers, local_bytes))
+        spill_bytes = _spill_stores(kernel.asm["ptx"]) if local_bytes else 0
+        compiled.append(CompiledKernel(name, kernel.metadata.shared, kernel.metadata.num_warps, registers, local_bytes,
+                                       spill_bytes))
         return kernel
 
     def bench(self, *args, config, **meta):  # every config of an autotuned kernel is compiled, none is timed

