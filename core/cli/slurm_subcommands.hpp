@@ -1,5 +1,5 @@
 // The parts of `tritongym slurm` (command_slurm.cpp dispatches): submitting a run, resubmitting what is
-// missing, and showing where a submitted run stands.
+// missing, showing where a submitted run stands; starting evaluation servers, stopping them, listing them.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,8 @@ namespace tritongym::cli {
 int slurm_submit(const CliContext& context, const Arguments& arguments);
 int slurm_resume(const CliContext& context, const Arguments& arguments);
 int slurm_status(const CliContext& context, const Arguments& arguments);
+int slurm_serve(const CliContext& context, const Arguments& arguments);  // and `slurm serve stop DIR`
+int slurm_endpoints(const CliContext& context, const Arguments& arguments);
 
 // The tritongym executable (absolute) and the global options this invocation was given, for the job scripts.
 std::vector<std::string> tritongym_command(const CliContext& context);
