@@ -82,8 +82,8 @@ ServeEnd run_server(Evaluator& evaluator, ServeOptions options, std::ostream& an
       } else {
         spdlog::info("serve: {}: draining ({} waiting, {} running), then exiting", signal == SIGINT ? "SIGINT" : "SIGTERM",
                      queue.depth(), queue.running());
-        api.set_state(ServerState::draining);
         if (published) published->withdraw();  // whoever reads the endpoint files stops sending here
+        api.set_state(ServerState::draining);
         queue.close();
         stop_when_drained();
       }
