@@ -1,5 +1,5 @@
-// `tritongym slurm serve [...]`: evaluation servers as a Slurm job (core/slurm/serve_script.hpp), and
-// `tritongym slurm serve stop SERVERS_DIR`, which cancels that job.
+// `tritongym slurm serve [...]`: evaluation servers as a Slurm job (core/slurm/serve_script.hpp); `slurm serve
+// stop DIR` goes to slurm_serve_stop.cpp.
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
@@ -99,12 +99,6 @@ std::vector<std::string> serve_arguments(const Arguments& arguments, const po::o
   return passed;
 }
 
-std::string absolute(const std::string& path) {
-  std::string out = fs::absolute(path).lexically_normal().string();
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
-}
-
 // The token file: given, readable, a token in it (never printed), and not readable by others.
 Status check_token_file(const std::string& token_file) {
   if (token_file.empty())
@@ -199,10 +193,10 @@ std::optional<ServeRequest> parse_request(const CliContext& context, const Argum
   request.dry_run = values->count("dry-run") > 0;
   slurm::ServeJobInputs& job = request.job;
   std::optional<std::string> root;
-  if (values->count("root")) root = absolute((*values)["root"].as<std::string>());
+  if (values->count("root")) root = absolute_run_dir((*values)["root"].as<std::string>());
   std::string token_file = (*values)["token-file"].as<std::string>();
-  if (!token_file.empty()) token_file = absolute(token_file);
-  job.servers_dir = absolute((*values)["dir"].as<std::string>());
+  if (!token_file.empty()) token_file = absolute_run_dir(token_file);
+  job.servers_dir = absolute_run_dir((*values)["dir"].as<std::string>());
   job.working_dir = fs::current_path().string();
   // In order, up to the first that fails: the later ones read what the earlier set, and the last loads plugins.
   const std::function<Status()> checks[] = {
@@ -291,63 +285,11 @@ void print_submitted(const ServeRequest& request, const std::string& job_id, con
             << "stop: tritongym slurm serve stop " << job.servers_dir << "\n";
 }
 
-int slurm_serve_stop(const Arguments& arguments) {
-  po::options_description options("slurm serve stop options");
-  options.add_options()("dir", po::value<std::string>(), "the servers' folder (slurm serve's --dir)");
-  po::positional_options_description positional;
-  positional.add("dir", 1);
-  int exit_code = kExitOk;
-  auto values = parse_arguments("tritongym slurm serve stop DIR", options, positional, arguments, exit_code);
-  if (!values) return exit_code;
-  if (!values->count("dir")) {
-    std::cerr << "error: slurm serve stop needs the servers' folder, e.g. tritongym slurm serve stop " << kDefaultDir
-              << "\n";
-    return kExitUsage;
-  }
-  std::string servers_dir = absolute((*values)["dir"].as<std::string>());
-  auto record = slurm::read_serve_record(servers_dir);
-  if (!record) {
-    print_error(record.status());
-    return record.status().code() == StatusCode::not_found ? kExitUsage : kExitFailure;
-  }
-  auto commands = slurm::SlurmCommands::locate(slurm::SlurmUse::cancel);
-  if (!commands) {
-    print_error(commands.status());
-    return kExitMissingRequirement;
-  }
-  auto lines = commands->queue_lines(false);
-  if (!lines) {
-    print_error(lines.status());
-    return kExitFailure;
-  }
-  slurm::JobStates queued;
-  queued.add_queue_lines(lines.value());
-  std::vector<std::string> to_cancel;
-  for (const auto& id : record->job_ids()) {
-    const slurm::JobState* state = queued.find({id, std::nullopt});
-    if (state && slurm::is_active_state(state->state)) {
-      to_cancel.push_back(id);
-      std::cout << "job " << id << " (" << state->describe() << "): cancelled\n";
-    } else {
-      std::cout << "job " << id << ": not in Slurm's queue any more, nothing to stop\n";
-    }
-  }
-  if (to_cancel.empty()) return kExitOk;
-  if (Status status = commands->cancel(to_cancel); !status.is_ok()) {
-    print_error(status);
-    return kExitFailure;
-  }
-  std::cout << "the servers drain: they finish the evaluations they accepted, remove their endpoint files from "
-            << slurm::endpoints_folder(servers_dir) << " and exit (`squeue -j " << to_cancel.front()
-            << "` shows when the job has ended)\n";
-  return kExitOk;
-}
-
 }  // namespace
 
 int slurm_serve(const CliContext& context, const Arguments& arguments) {
   if (!arguments.empty() && arguments.front() == "stop")
-    return slurm_serve_stop(Arguments(arguments.begin() + 1, arguments.end()));
+    return slurm_serve_stop(context, Arguments(arguments.begin() + 1, arguments.end()));
   int exit_code = kExitOk;
   auto request = parse_request(context, arguments, exit_code);
   if (!request) return exit_code;
