@@ -1,5 +1,6 @@
 // `tritongym slurm RUN.yaml ... --shards N | resume RUN_DIR | status RUN_DIR`: a run as Slurm jobs (a job
-// array of shards and a merge job after it), through Slurm's own commands (core/slurm).
+// array of shards and a merge job after it); `slurm serve ... | serve stop DIR | endpoints DIR`: evaluation
+// servers as a Slurm job. All through Slurm's own commands (core/slurm).
 #include <boost/dll/runtime_symbol_info.hpp>
 
 #include <filesystem>
@@ -46,11 +47,8 @@ int command_slurm(const CliContext& context, const Arguments& arguments) {
     Arguments rest(arguments.begin() + 1, arguments.end());
     if (arguments.front() == "resume") return slurm_resume(context, rest);
     if (arguments.front() == "status") return slurm_status(context, rest);
-    if (arguments.front() == "serve") {
-      std::cerr << "error: `tritongym slurm serve` (evaluation servers as Slurm jobs) is not in this version yet: it "
-                   "comes after `tritongym serve` (docs/scale-out.md)\n";
-      return kExitNotAvailable;
-    }
+    if (arguments.front() == "serve") return slurm_serve(context, rest);
+    if (arguments.front() == "endpoints") return slurm_endpoints(context, rest);
   }
   return slurm_submit(context, arguments);
 }

@@ -51,7 +51,8 @@ const std::vector<std::pair<std::string, CommandEntry>>& command_table() {
                   cli::command_report}},
       {"merge", {"merge DIR... --into OUT: join the shards of one run (run --shard I/N) into one store",
                  cli::command_merge}},
-      {"slurm", {"slurm RUN.yaml --shards N [...] | resume RUN_DIR | status RUN_DIR: a run as Slurm jobs (shards, merge)",
+      {"slurm", {"slurm RUN.yaml --shards N [...] | resume|status RUN_DIR | serve [...] | serve stop DIR | "
+                 "endpoints DIR: runs and evaluation servers as Slurm jobs",
                  cli::command_slurm}},
       {"export", {"export RUN_DIR EPISODE_KEY --to DIR: a solved kernel as a module with its test and benchmark",
                   cli::command_export}},

@@ -1,5 +1,5 @@
 // The parts of `tritongym slurm` (command_slurm.cpp dispatches): submitting a run, resubmitting what is
-// missing, and showing where a submitted run stands.
+// missing, showing where a submitted run stands; starting evaluation servers, stopping them, listing them.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +13,15 @@ namespace tritongym::cli {
 int slurm_submit(const CliContext& context, const Arguments& arguments);
 int slurm_resume(const CliContext& context, const Arguments& arguments);
 int slurm_status(const CliContext& context, const Arguments& arguments);
+int slurm_serve(const CliContext& context, const Arguments& arguments);  // `slurm serve stop` goes on to:
+int slurm_serve_stop(const CliContext& context, const Arguments& arguments);
+int slurm_endpoints(const CliContext& context, const Arguments& arguments);
 
 // The tritongym executable (absolute) and the global options this invocation was given, for the job scripts.
 std::vector<std::string> tritongym_command(const CliContext& context);
 
-// The run folder argument of `slurm resume|status`, absolute, without a trailing '/'.
+// A folder or file argument (the run folder of `slurm resume|status`, slurm serve's --dir), absolute, without a
+// trailing '/'.
 std::string absolute_run_dir(const std::string& given);
 
 // "squeue -j 12,13", "sacct -j 12,13 -X": the commands that watch these jobs, and the status command.

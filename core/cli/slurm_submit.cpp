@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "tritongym slurm RUN.yaml [key.sub=value ...] --shards N [--partition P] [--gpus-per-shard G] [--time T] "
     "[--account A] [--extra-sbatch '...'] [--dry-run]\n"
     "       tritongym slurm resume RUN_DIR\n"
-    "       tritongym slurm status RUN_DIR [--json]";
+    "       tritongym slurm status RUN_DIR [--json]\n"
+    "       tritongym slurm serve [--nodes N | --count N] --token-file F [...] | serve stop DIR | endpoints DIR";
 
 // A run folder that already holds a submission or a store of this run is not submitted again.
 Status check_run_dir_is_new(const std::string& run_dir, int64_t shard_count) {

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <csignal>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <thread>
 
 #include "serve/api.hpp"
+#include "serve/endpoint_file.hpp"
 #include "serve/serve_metrics.hpp"
 
 namespace tritongym::serve {
@@ -45,8 +47,19 @@ ServeEnd run_server(Evaluator& evaluator, ServeOptions options, std::ostream& an
     spdlog::error("serve: {}", bound.status().message());
     return ServeEnd::cannot_listen;
   }
-  api.set_endpoint(options.advertise.empty() ? advertised(*bound) : options.advertise);
+  const std::string endpoint = options.advertise.empty() ? advertised(*bound) : options.advertise;
+  api.set_endpoint(endpoint);
+  std::optional<EndpointFile> published;
+  if (!options.endpoint_file.empty()) {
+    auto written = EndpointFile::publish(options.endpoint_file, endpoint, options.token_file);
+    if (!written) {
+      spdlog::error("serve: {}", written.status().message());
+      return ServeEnd::cannot_publish;
+    }
+    published.emplace(std::move(written.value()));
+  }
   announce << "listening on " << endpoint_text(bound->address(), bound->port()) << std::endl;
+  if (published) spdlog::info("serve: wrote {} into {}", endpoint, published->path());
 
   std::atomic<bool> executor_settled{false};  // start() returned, well or not
   std::atomic<bool> executor_failed{false};
@@ -69,6 +82,7 @@ ServeEnd run_server(Evaluator& evaluator, ServeOptions options, std::ostream& an
       } else {
         spdlog::info("serve: {}: draining ({} waiting, {} running), then exiting", signal == SIGINT ? "SIGINT" : "SIGTERM",
                      queue.depth(), queue.running());
+        if (published) published->withdraw();  // whoever reads the endpoint files stops sending here
         api.set_state(ServerState::draining);
         queue.close();
         stop_when_drained();

@@ -12,26 +12,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string command_array(const std::vector<std::string>& words) {
-  std::string out = "(";
-  for (size_t i = 0; i < words.size(); ++i) out += (i ? " " : "") + shell_quote(words[i]);
-  return out + ")";
-}
-
 // The #SBATCH lines both scripts share: where they run and log, and the cluster's options.
 void write_common_options(std::ostream& out, const JobScriptInputs& inputs, const std::string& log_name) {
   out << "#SBATCH --output=" << (fs::path(logs_folder(inputs.run_dir)) / log_name).string() << "\n"
       << "#SBATCH --open-mode=append\n"
       << "#SBATCH --chdir=" << inputs.working_dir << "\n";
-  const SlurmJobOptions& options = inputs.options;
-  if (!options.partition.empty()) out << "#SBATCH --partition=" << options.partition << "\n";
-  if (!options.account.empty()) out << "#SBATCH --account=" << options.account << "\n";
-  if (!options.time_limit.empty()) out << "#SBATCH --time=" << options.time_limit << "\n";
+  out << cluster_sbatch_lines(inputs.options);
 }
 
-void write_extra_options(std::ostream& out, const SlurmJobOptions& options) {
-  for (const auto& extra : options.extra_sbatch) out << "#SBATCH " << extra << "\n";
-}
+void write_extra_options(std::ostream& out, const SlurmJobOptions& options) { out << extra_sbatch_lines(options); }
 
 void write_variables(std::ostream& out, const JobScriptInputs& inputs) {
   out << "set -euo pipefail\n"
@@ -122,6 +111,26 @@ Result<std::vector<std::string>> parse_extra_sbatch(const std::vector<std::strin
     }
   }
   return options;
+}
+
+std::string cluster_sbatch_lines(const SlurmJobOptions& options) {
+  std::string lines;
+  if (!options.partition.empty()) lines += "#SBATCH --partition=" + options.partition + "\n";
+  if (!options.account.empty()) lines += "#SBATCH --account=" + options.account + "\n";
+  if (!options.time_limit.empty()) lines += "#SBATCH --time=" + options.time_limit + "\n";
+  return lines;
+}
+
+std::string extra_sbatch_lines(const SlurmJobOptions& options) {
+  std::string lines;
+  for (const auto& extra : options.extra_sbatch) lines += "#SBATCH " + extra + "\n";
+  return lines;
+}
+
+std::string command_array(const std::vector<std::string>& words) {
+  std::string out = "(";
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? " " : "") + shell_quote(words[i]);
+  return out + ")";
 }
 
 std::string logs_folder(const std::string& run_dir) { return (fs::path(slurm_folder(run_dir)) / "logs").string(); }

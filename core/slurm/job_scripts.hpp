@@ -41,6 +41,9 @@ struct JobScriptInputs {
 // A word the shell reads back as exactly `text`: 'text', with ' written as '\''.
 std::string shell_quote(const std::string& text);
 
+// A bash array of `words`, each quoted: ('/bin/tritongym' '--log-level' 'debug').
+std::string command_array(const std::vector<std::string>& words);
+
 // Array indices as sbatch's --array takes them: {0,1,2,5} -> "0-2,5".
 std::string array_spec(std::vector<int64_t> indices);
 
@@ -54,6 +57,11 @@ Result<int64_t> parse_time_limit_seconds(const std::string& text);
 
 // Splits the --extra-sbatch text on whitespace into options; each must start with '-'.
 Result<std::vector<std::string>> parse_extra_sbatch(const std::vector<std::string>& texts);
+
+// The #SBATCH lines of `options` that every job of a cluster takes: --partition, --account, --time (those given);
+// and the --extra-sbatch options, one line each.
+std::string cluster_sbatch_lines(const SlurmJobOptions& options);
+std::string extra_sbatch_lines(const SlurmJobOptions& options);
 
 std::string shard_array_script(const JobScriptInputs& inputs);
 std::string merge_script(const JobScriptInputs& inputs);

@@ -58,8 +58,8 @@ Result<std::string> run_slurm(const std::vector<std::string>& argv) {
 Result<SlurmCommands> SlurmCommands::locate(SlurmUse use) {
   SlurmCommands commands;
   std::vector<std::pair<std::string, std::string*>> needed = {{"squeue", &commands.squeue_}};
-  if (use != SlurmUse::watch) needed.push_back({"sbatch", &commands.sbatch_});
-  if (use == SlurmUse::resume) needed.push_back({"scancel", &commands.scancel_});
+  if (use == SlurmUse::submit || use == SlurmUse::resume) needed.push_back({"sbatch", &commands.sbatch_});
+  if (use == SlurmUse::resume || use == SlurmUse::cancel) needed.push_back({"scancel", &commands.scancel_});
   std::vector<std::string> missing;
   for (auto& [name, path] : needed) {
     *path = process::find_executable(name);

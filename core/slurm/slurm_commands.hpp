@@ -11,8 +11,9 @@
 namespace tritongym::slurm {
 
 // The programs one use needs: submitting needs sbatch and squeue; watching needs squeue (sacct is optional:
-// a cluster without accounting still works); resuming needs sbatch, squeue and scancel.
-enum class SlurmUse { submit, watch, resume };
+// a cluster without accounting still works); resuming needs sbatch, squeue and scancel; cancelling, squeue and
+// scancel.
+enum class SlurmUse { submit, watch, resume, cancel };
 
 class SlurmCommands {
  public:

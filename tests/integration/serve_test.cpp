@@ -326,10 +326,17 @@ TEST(Serve, AnswersEveryRouteWithItsStatus) {
 }
 
 TEST(Serve, SigtermFinishesWhatItAcceptedThenExits) {
-  Server server({"--executor-config", R"({"workers": 1})"});  // no token: loopback needs none
+  // With --endpoint-file, as `tritongym slurm serve` starts it: the address is there while it takes evaluations.
+  TemporaryDirectory folder;
+  std::filesystem::path endpoint_file = folder.path() / "endpoints" / "7-0.endpoint";
+  // No token: loopback needs none.
+  Server server({"--executor-config", R"({"workers": 1})", "--endpoint-file", endpoint_file.string()});
   ASSERT_GT(server.port(), 0);
   ASSERT_TRUE(server.wait_ready()) << server.stderr_text();
   const int port = server.port();
+  std::string published = read_file(endpoint_file);
+  EXPECT_NE(published.find("\n127.0.0.1:" + std::to_string(port) + "\n"), std::string::npos) << published;
+  EXPECT_NE(published.find("no token file"), std::string::npos) << published;
   // One evaluation running (it hangs until its 3 s timeout) and one waiting behind it, whose client waits.
   auto running = request(port, http::verb::post, "/v1/evaluations",
                          evaluation("standard/vector-add", candidate("hang_python.py"), {{"wait", false}, {"timeout", 3}}));
@@ -346,6 +353,7 @@ TEST(Serve, SigtermFinishesWhatItAcceptedThenExits) {
   auto health = request(port, http::verb::get, "/v1/health");
   EXPECT_EQ(health.status, 503);
   EXPECT_EQ(health.json().at("status"), "draining");
+  EXPECT_FALSE(std::filesystem::exists(endpoint_file)) << "a draining server still names itself in its endpoint file";
   auto refused = request(port, http::verb::post, "/v1/evaluations", evaluation("standard/vector-add", "x"));
   EXPECT_EQ(refused.status, 503);
   EXPECT_NE(refused.error_message().find("draining"), std::string::npos);

@@ -77,6 +77,44 @@ TEST(RemoteEndpoints, TheFileAddsItsLinesAfterTheListedOnesWithoutRepeats) {
   EXPECT_FALSE(read_endpoints(config));
 }
 
+TEST(RemoteEndpoints, TheFolderAddsEveryEndpointFileInItButThoseBeingWritten) {
+  TempDir dir;
+  fs::path folder = dir.path / "endpoints";
+  fs::create_directories(folder);
+  // As `tritongym slurm serve`'s servers write them (serve --endpoint-file): a comment, then HOST:PORT.
+  std::ofstream((folder / "12-1.endpoint").string()) << "# tritongym serve on node8 (pid 7)\nnode8:41000\n";
+  std::ofstream((folder / "12-0.endpoint").string()) << "# tritongym serve on node7 (pid 9)\nnode7:40000\n";
+  std::ofstream((folder / ".12-2.endpoint.tmp-33").string()) << "node9:1\n";  // being written: not yet
+  std::ofstream((folder / "notes.txt").string()) << "not an endpoint\n";
+  RemoteConfig config;
+  config.endpoints = {"node8:41000"};
+  config.endpoints_dir = folder.string();
+  auto read = read_endpoints(config);
+  ASSERT_TRUE(read) << read.status().to_string();
+  ASSERT_EQ(read->size(), 2u);
+  EXPECT_EQ((*read)[0].text(), "node8:41000");
+  EXPECT_EQ((*read)[1].text(), "node7:40000");
+
+  std::ofstream((folder / "13-0.endpoint").string()) << "node9\n";
+  auto bad = read_endpoints(config);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("13-0.endpoint:1"), std::string::npos) << bad.status().message();
+
+  // A folder not made yet: fine while something else gives an endpoint, an error when it is the only source.
+  config.endpoints_dir = (dir.path / "later").string();
+  EXPECT_TRUE(read_endpoints(config));
+  config.endpoints.clear();
+  auto missing = read_endpoints(config);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.status().message().find("the endpoints folder " + config.endpoints_dir), std::string::npos)
+      << missing.status().message();
+  // An empty folder gives none, without an error: its servers have not started yet.
+  fs::create_directories(dir.path / "later");
+  auto empty = read_endpoints(config);
+  ASSERT_TRUE(empty) << empty.status().to_string();
+  EXPECT_TRUE(empty->empty());
+}
+
 TEST(RemoteConfigTest, NeedsAnEndpointAndPositiveTimesAndResolvesFilesAgainstTheProject) {
   PluginContext context;
   context.project_root = "/project";
@@ -96,10 +134,13 @@ TEST(RemoteConfigTest, NeedsAnEndpointAndPositiveTimesAndResolvesFilesAgainstThe
   auto bad = read_config(context);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().location(), "/endpoints/1");
-  context.config_json = R"({"endpoints_file": "run/hosts", "token_file": "/etc/token"})";
+  context.config_json = R"({"endpoints_file": "run/hosts", "endpoints_dir": "servers/endpoints", "token_file": "/etc/token"})";
   auto files = read_config(context);
   ASSERT_TRUE(files) << files.status().to_string();
   EXPECT_EQ(files->endpoints_file, "/project/run/hosts");
+  EXPECT_EQ(files->endpoints_dir, "/project/servers/endpoints");
+  context.config_json = R"({"endpoints_dir": "servers/endpoints"})";
+  EXPECT_TRUE(read_config(context)) << "an endpoints folder alone is enough";
   EXPECT_EQ(files->token_file, "/etc/token");
 }
 

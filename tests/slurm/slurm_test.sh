@@ -3,7 +3,11 @@
 # slurmd from Debian's slurm-wlm and munge, on loopback, in a temporary folder): the quickstart submitted as
 # 3 shards, one array task cancelled mid-run with scancel, `tritongym slurm resume` submitting that shard
 # alone again, and the merged store checked against a single-process run of the same file: every planned
-# episode exactly once, the same keys, the same verdicts. Slurm is stopped at the end, whatever happened.
+# episode exactly once, the same keys, the same verdicts. That single-process run judges its candidates on an
+# evaluation server that `tritongym slurm serve` started as a Slurm job (the interpreter, a bearer token), found
+# through the server's endpoint file by executor.remote's endpoints_dir; `slurm serve stop` ends that job, and
+# the server's file goes with it. Both parts share the cluster and run at once, to keep the test short. Slurm is
+# stopped at the end, whatever happened.
 #   slurm_test.sh SOURCE_DIR TRITONGYM
 # Exit 77 (ctest's SKIP_RETURN_CODE) where Slurm or munge is not installed.
 set -euo pipefail
@@ -22,6 +26,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tritongym-slurm-test.XXXXXX")
 run_dir=$work/runs/quickstart
 single_dir=$work/runs/single
 single_pid=""
+servers_dir=$work/servers
+token_file=$work/serve-token
 say() { printf '[slurm test %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 fail() { say "FAILED: $*"; exit 1; }
 
@@ -37,12 +43,18 @@ for submission in json.load(open(sys.argv[1]))["submissions"]:
 PY
 }
 
+serve_jobs() {  # the evaluation server jobs this test submitted, from slurm serve's record
+  [[ -f $servers_dir/serve.json ]] || return 0
+  python3 -c 'import json, sys; print("\n".join(job["job"] for job in json.load(open(sys.argv[1]))["jobs"]))' \
+    "$servers_dir/serve.json"
+}
+
 cleanup() {
   local status=$?
   set +e
   # Jobs first (by their ids), so that no tritongym outlives the cluster; then the daemons.
   local jobs
-  jobs=$(submitted_jobs | tr '\n' ' ')
+  jobs=$( (submitted_jobs; serve_jobs) | tr '\n' ' ')
   if [[ -n $jobs && -n ${SLURM_CONF:-} ]]; then
     # shellcheck disable=SC2086
     scancel $jobs 2>/dev/null
@@ -54,7 +66,7 @@ cleanup() {
   if [[ -n $single_pid ]]; then kill "$single_pid" 2>/dev/null; wait "$single_pid" 2>/dev/null; fi
   if ((status != 0)); then
     local_slurm_logs
-    for log in "$run_dir"/slurm/logs/*.log; do
+    for log in "$run_dir"/slurm/logs/*.log "$servers_dir"/logs/*.log "$work"/single.log; do
       [[ -f $log ]] && { echo "---- $log (last 30 lines)"; tail -n 30 "$log"; }
     done
   fi
@@ -73,10 +85,13 @@ quickstart=examples/quickstart.yaml
 # One episode at a time per shard, so that a cancelled shard stops with some of its episodes left.
 overrides=(max_concurrent_episodes=1)
 
-# The reference: the same run in one process (its episodes as many at once as the run file says), beside the
-# cluster's jobs.
-"$tritongym" --log-level warn run "$quickstart" "output.dir=$single_dir" >"$work/single.log" 2>&1 &
-single_pid=$!
+# An evaluation server on the node, as a Slurm job: it listens on every address, so it needs a token.
+(umask 077 && python3 -c 'import secrets; print(secrets.token_hex(24))' >"$token_file")
+say "tritongym slurm serve --nodes 1 (the interpreter) --dir $servers_dir"
+"$tritongym" slurm serve --nodes 1 --token-file "$token_file" --dir "$servers_dir" \
+  --executor tritongym.executor.triton-interpreter --executor-config '{"workers": 2}' | tee "$work/serve-submit.log"
+serve_job=$(serve_jobs | tail -n 1)
+[[ -n $serve_job ]] || fail "no job id in $servers_dir/serve.json"
 
 say "tritongym slurm $quickstart --shards 3"
 "$tritongym" slurm "$quickstart" "${overrides[@]}" "output.dir=$run_dir" --shards 3 | tee "$work/submit.log"
@@ -84,6 +99,23 @@ array_job=$(submitted_jobs | sed -n 1p)
 merge_job=$(submitted_jobs | sed -n 2p)
 [[ -n $array_job && -n $merge_job ]] || fail "no job ids in $run_dir/slurm/submissions.json"
 grep -q "^#SBATCH --array=0-2$" "$run_dir/slurm/shards.sbatch" || fail "the array script does not ask for tasks 0-2"
+
+say "waiting for the server of job $serve_job to write its endpoint file"
+deadline=$((SECONDS + 120))
+until endpoint=$("$tritongym" slurm endpoints "$servers_dir" 2>"$work/endpoints.log"); do
+  ((SECONDS < deadline)) || { cat "$work/endpoints.log"; fail "no endpoint in $servers_dir/endpoints within 120 s"; }
+  sleep 1
+done
+[[ -f $servers_dir/endpoints/$serve_job-0.endpoint && $endpoint == *:* ]] ||
+  fail "slurm endpoints printed '$endpoint', not the HOST:PORT of $servers_dir/endpoints/$serve_job-0.endpoint"
+say "the server listens at $endpoint"
+
+# The reference: the same run in one process (its episodes as many at once as the run file says), beside the
+# cluster's jobs, its evaluations judged by the server over HTTP.
+"$tritongym" --log-level warn run "$quickstart" "output.dir=$single_dir" executor.plugin=tritongym.executor.remote \
+  "executor.config.endpoints_dir=$servers_dir/endpoints" "executor.config.token_file=$token_file" \
+  >"$work/single.log" 2>&1 &
+single_pid=$!
 
 # Python reads the JSON the status command prints.
 status_field() {
@@ -145,9 +177,20 @@ say "waiting for the single-process run"
 wait "$single_pid" || { cat "$work/single.log"; fail "the single-process run failed"; }
 single_pid=""
 
+say "tritongym slurm serve stop $servers_dir"
+"$tritongym" slurm serve stop "$servers_dir" | tee "$work/serve-stop.log"
+grep -q "^job $serve_job (RUNNING): cancelled" "$work/serve-stop.log" || fail "slurm serve stop did not cancel job $serve_job"
+wait_until_ended "$serve_job" 120
+[[ $(job_state "$serve_job") == CANCELLED ]] || fail "the server job is $(job_state "$serve_job"), not CANCELLED"
+[[ -z $(ls -A "$servers_dir/endpoints") ]] || fail "endpoint files outlived the server: $(ls -A "$servers_dir/endpoints")"
+grep -q "draining" "$servers_dir/logs/serve-$serve_job.log" || fail "the server did not drain on scancel (see its log)"
+if grep -rqF "$(cat "$token_file")" "$work" --exclude=serve-token --exclude-dir=cluster; then
+  fail "the bearer token was written somewhere: $(grep -rlF "$(cat "$token_file")" "$work" --exclude=serve-token --exclude-dir=cluster)"
+fi
+
 # The merged store against the single-process one: every planned episode once, same keys, same verdicts.
-python3 - "$run_dir/merged/run.sqlite" "$single_dir/run.sqlite" <<'PY'
-import sqlite3, sys
+python3 - "$run_dir/merged/run.sqlite" "$single_dir/run.sqlite" "$endpoint" <<'PY'
+import json, sqlite3, sys
 
 def episodes(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -165,5 +208,14 @@ assert dict(merged) == dict(single), "merged and single-process verdicts differ:
     f"  {key}: merged {dict(merged).get(key)}, single {dict(single).get(key)}"
     for key in sorted(set(dict(merged)) | set(dict(single))) if dict(merged).get(key) != dict(single).get(key))
 print(f"merged store: {len(merged)} episodes, each once, the same keys and verdicts as the single-process run")
+
+# Every evaluation of the single-process run was judged by the Slurm job's server.
+db = sqlite3.connect(f"file:{sys.argv[2]}?mode=ro", uri=True)
+assert db.execute("SELECT executor FROM runs").fetchone()[0] == "tritongym.executor.remote"
+records = [json.loads(row[0]) for row in db.execute("SELECT record_json FROM evaluations")]
+assert records, "the single-process run recorded no evaluation"
+where = {(r["remote"]["endpoint"], r["remote"].get("server_executor")) for r in records}
+assert where == {(sys.argv[3], "tritongym.executor.triton-interpreter")}, where
+print(f"single-process run: {len(records)} evaluations, every one judged by {sys.argv[3]}")
 PY
 say "passed"

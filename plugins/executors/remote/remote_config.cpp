@@ -1,8 +1,11 @@
 #include "remote_config.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -68,10 +71,10 @@ Result<RemoteConfig> read_config(const PluginContext& context) {
     return Status(StatusCode::invalid_config, "max_busy_wait_seconds must be 0 or more", "/retry/max_busy_wait_seconds");
   if (config->retry.max_attempts < 1)
     return Status(StatusCode::invalid_config, "max_attempts must be at least 1", "/retry/max_attempts");
-  if (config->endpoints.empty() && config->endpoints_file.empty())
+  if (config->endpoints.empty() && config->endpoints_file.empty() && config->endpoints_dir.empty())
     return Status(StatusCode::invalid_config,
-                  "no endpoint: list `tritongym serve` addresses in endpoints ([host:port, ...]) or name an "
-                  "endpoints_file",
+                  "no endpoint: list `tritongym serve` addresses in endpoints ([host:port, ...]), or name an "
+                  "endpoints_file or an endpoints_dir (the endpoints/ folder of `tritongym slurm serve`)",
                   "/endpoints");
   for (size_t i = 0; i < config->endpoints.size(); ++i)
     if (auto parsed = parse_endpoint(config->endpoints[i], "/endpoints/" + std::to_string(i)); !parsed)
@@ -80,9 +83,44 @@ Result<RemoteConfig> read_config(const PluginContext& context) {
     if (!path.empty() && fs::path(path).is_relative()) path = (fs::path(context.project_root) / path).string();
   };
   resolve(config->endpoints_file);
+  resolve(config->endpoints_dir);
   resolve(config->token_file);
   return config;
 }
+
+namespace {
+
+// The host:port lines of one file into `add`; false when it cannot be opened.
+Result<bool> read_endpoint_lines(const std::string& path, const std::function<void(const EndpointAddress&)>& add) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto parsed = parse_endpoint(line, path + ":" + std::to_string(number));
+    if (!parsed) return Status(StatusCode::invalid_config, parsed.status().message() + " at " + parsed.status().location());
+    add(*parsed);
+  }
+  return true;
+}
+
+// The `*.endpoint` files of a folder, by name; nullopt when it cannot be listed.
+std::optional<std::vector<std::string>> endpoint_files(const std::string& folder) {
+  std::error_code error;
+  fs::directory_iterator entries(folder, error);
+  if (error) return std::nullopt;
+  std::vector<std::string> files;
+  for (const auto& entry : entries) {
+    std::string name = entry.path().filename().string();
+    if (name.front() != '.' && entry.path().extension() == ".endpoint" && entry.is_regular_file(error))
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
 
 Result<std::vector<EndpointAddress>> read_endpoints(const RemoteConfig& config) {
   std::vector<EndpointAddress> endpoints;
@@ -95,19 +133,23 @@ Result<std::vector<EndpointAddress>> read_endpoints(const RemoteConfig& config) 
     if (!parsed) return parsed.status();
     add(*parsed);
   }
-  if (config.endpoints_file.empty()) return endpoints;
-  std::ifstream in(config.endpoints_file);
-  if (!in) {
-    if (!endpoints.empty()) return endpoints;
-    return Status(StatusCode::unavailable, "cannot read the endpoints file " + config.endpoints_file);
+  std::vector<std::string> unreadable;
+  if (!config.endpoints_file.empty()) {
+    auto read = read_endpoint_lines(config.endpoints_file, add);
+    if (!read) return read.status();
+    if (!*read) unreadable.push_back("the endpoints file " + config.endpoints_file);
   }
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto parsed = parse_endpoint(line, config.endpoints_file + ":" + std::to_string(number));
-    if (!parsed) return Status(StatusCode::invalid_config, parsed.status().message() + " at " + parsed.status().location());
-    add(*parsed);
+  if (!config.endpoints_dir.empty()) {
+    auto files = endpoint_files(config.endpoints_dir);
+    if (!files) unreadable.push_back("the endpoints folder " + config.endpoints_dir);
+    // A server's file may go between the listing and the reading (it drains): that file is skipped.
+    for (const auto& file : files.value_or(std::vector<std::string>{}))
+      if (auto read = read_endpoint_lines(file, add); !read) return read.status();
+  }
+  if (endpoints.empty() && !unreadable.empty()) {
+    std::string what;
+    for (const auto& item : unreadable) what += (what.empty() ? "" : " nor ") + item;
+    return Status(StatusCode::unavailable, "cannot read " + what);
   }
   return endpoints;
 }

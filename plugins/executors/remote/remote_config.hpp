@@ -27,7 +27,8 @@ struct RetryConfig {
 
 struct RemoteConfig {
   std::vector<std::string> endpoints;  // "host:port"
-  std::string endpoints_file;          // a file of "host:port" lines, read again when it changes
+  std::string endpoints_file;          // a file of "host:port" lines, read again on every health round
+  std::string endpoints_dir;           // a folder of such files (*.endpoint, one per server), likewise
   std::string token_env = "TRITONGYM_SERVE_TOKEN";
   std::string token_file;
   double timeout_seconds = 1800.0;          // one evaluation at one endpoint, its wait in the queue included
@@ -40,6 +41,7 @@ struct RemoteConfig {
   static constexpr auto fields() {
     return std::make_tuple(field("endpoints", &RemoteConfig::endpoints),
                            field("endpoints_file", &RemoteConfig::endpoints_file),
+                           field("endpoints_dir", &RemoteConfig::endpoints_dir),
                            field("token_env", &RemoteConfig::token_env), field("token_file", &RemoteConfig::token_file),
                            field("timeout_seconds", &RemoteConfig::timeout_seconds),
                            field("connect_timeout_seconds", &RemoteConfig::connect_timeout_seconds),
@@ -62,13 +64,14 @@ struct EndpointAddress {
 // the error ("/endpoints/1", "hosts.txt:3").
 Result<EndpointAddress> parse_endpoint(const std::string& text, const std::string& where);
 
-// The config from the run file, checked: positive times, at least one endpoint or an endpoints file, relative
-// files resolved against the project root.
+// The config from the run file, checked: positive times, at least one endpoint, an endpoints file or an
+// endpoints folder, relative paths resolved against the project root.
 Result<RemoteConfig> read_config(const PluginContext& context);
 
 // The endpoints of `config.endpoints`, then those of the endpoints file (one per line; blank lines and text after
-// '#' ignored), without repeats. A missing file is an error only when no endpoint is listed in the config: a Slurm
-// job may write it after the run starts.
+// '#' ignored), then those of every `*.endpoint` file in the endpoints folder (same format; names starting with
+// '.' skipped: a server's file being written), by file name, without repeats. A missing file or folder is an
+// error only when nothing else gives an endpoint: a Slurm job may write it after the run starts.
 Result<std::vector<EndpointAddress>> read_endpoints(const RemoteConfig& config);
 
 // The bearer token: the variable `token_env` when set and not empty, else `token_file`; "" when neither (a
