@@ -166,10 +166,73 @@ def _child_main(role: Any, request: dict[str, Any], folder: str, source_path: st
         os._exit(exit_code)
 
 
+class _Hooks:
+    """What the child installs before the candidate's import, taken from the spare's `_Ahead` where it readied
+    them: its GPU turns (with the compile gate), the autotuners' compile and benchmark wrappers, the interpreter's
+    shims, the record of the kernels' frontends and, for a timed request, the timing guard."""
+
+    def __init__(self, role: Any, request: dict[str, Any], pause: int | None, ahead: "_Ahead | None") -> None:
+        # Its turns on a shared GPU: the compile gate goes in before the integrity snapshot, which then holds it.
+        # The spare child readied both ahead of the request; only if that failed are they made here.
+        self.turns = None
+        if pause is not None:
+            self.turns = ahead.turns if ahead is not None else None
+            if self.turns is None:
+                self.turns = GpuTurns()
+                self.turns.install_compile_gate()
+            self.turns.attach(pause)
+        # An autotuned kernel's configs compile at once, before its autotuner benchmarks them (autotune_compile.py).
+        self.autotune = ahead.autotune if ahead is not None else None
+        if self.autotune is None:
+            self.autotune = AutotuneCompiles()
+            self.autotune.install(self.turns)
+        # Its autotuners benchmark with the GPU alone, on the executor's budget (autotune_bench.py).
+        self.tuning = ahead.tuning if ahead is not None else None
+        if self.tuning is None:
+            self.tuning = AutotuneBench()
+            self.tuning.install(self.turns)
+        self.tuning.configure(request.get("autotune"))
+        # On the interpreter: what a GPU would run that the interpreter can be made to (interpreter_shims.py).
+        self.shims = ahead.shims if ahead is not None else None
+        if self.shims is None:
+            self.shims = interpreter_shims.Shims()
+            self.shims.install()
+        # Every kernel launched or compiled from here on, with its frontend: before the snapshot, which holds its
+        # wrappers.
+        self.frontends = ahead.frontends if ahead is not None else None
+        if self.frontends is None:
+            self.frontends = kernel_frontends.KernelFrontends()
+            self.frontends.install()
+        self.guard = None
+        if request.get("timing"):
+            self.guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)
+            self.guard.before_import()  # before the candidate
+
+    def autotune_report(self, module: Any) -> dict[str, Any]:
+        """What the autotuners did, for the reply: informative only, read from the candidate's objects."""
+        report: dict[str, Any] = {}
+        try:  # which config the autotuner chose per key
+            choices = diagnostics.autotune_choices(module)
+        except Exception:  # noqa: BLE001
+            choices = {}
+        if choices:
+            report["autotune_choices"] = choices
+        if self.autotune.kernels:
+            report["autotune_compiled"] = {"kernels": self.autotune.kernels, "batches": self.autotune.batches}
+        if self.shims.first_config_keys:
+            report["interpreter_autotune"] = {"keys_first_config": self.shims.first_config_keys,
+                                              "how": "the first config after pruning, unbenchmarked (interpreter)"}
+        tuning = self.tuning
+        if tuning.keys_alone or tuning.configs_on_budget or tuning.timings:
+            report["autotune_benchmarks"] = {"keys_alone": tuning.keys_alone,
+                                             "configs_on_budget": tuning.configs_on_budget,
+                                             "warmup_ms": tuning.warmup_ms, "rep_ms": tuning.rep_ms,
+                                             "timings_us": tuning.timings}
+        return report
+
+
 def _run_candidate(role: Any, request: dict[str, Any], source_path: str,
                    pause: int | None = None, ahead: "_Ahead | None" = None) -> dict[str, Any]:
-    import torch
-
     entry_name = request["entry"]
     plan = request.get("timing")
     # The frontend every kernel must come from (the task's DSL; kernel_frontends.py), "" for none.
@@ -181,40 +244,8 @@ def _run_candidate(role: Any, request: dict[str, Any], source_path: str,
     # Where the child's time goes (seconds), in the reply as `phases`: the evaluation's record keeps it.
     phases = {"setup": 0.0, "import": 0.0, "load_inputs": 0.0, "run": 0.0, "save_outputs": 0.0}
     clock = time.perf_counter()
-    # Its turns on a shared GPU: the compile gate goes in before the integrity snapshot, which then holds it.
-    # The spare child readied both ahead of the request; only if that failed are they made here.
-    turns = None
-    if pause is not None:
-        turns = ahead.turns if ahead is not None else None
-        if turns is None:
-            turns = GpuTurns()
-            turns.install_compile_gate()
-        turns.attach(pause)
-    # An autotuned kernel's configs compile at once, before its autotuner benchmarks them (autotune_compile.py).
-    autotune = ahead.autotune if ahead is not None else None
-    if autotune is None:
-        autotune = AutotuneCompiles()
-        autotune.install(turns)
-    # Its autotuners benchmark with the GPU alone, on the executor's budget (autotune_bench.py).
-    tuning = ahead.tuning if ahead is not None else None
-    if tuning is None:
-        tuning = AutotuneBench()
-        tuning.install(turns)
-    tuning.configure(request.get("autotune"))
-    # On the interpreter: what a GPU would run that the interpreter can be made to (interpreter_shims.py).
-    shims = ahead.shims if ahead is not None else None
-    if shims is None:
-        shims = interpreter_shims.Shims()
-        shims.install()
-    # Every kernel launched or compiled from here on, with its frontend: before the snapshot, which holds its wrappers.
-    frontends = ahead.frontends if ahead is not None else None
-    if frontends is None:
-        frontends = kernel_frontends.KernelFrontends()
-        frontends.install()
-    guard = None
-    if plan:
-        guard = (ahead.guard if ahead is not None else None) or _TimingGuard(role.device)  # before the candidate
-        guard.before_import()
+    hooks = _Hooks(role, request, pause, ahead)
+    turns, guard, frontends = hooks.turns, hooks.guard, hooks.frontends
     phases["setup"] = time.perf_counter() - clock
     if ahead is not None:
         phases["ahead"] = ahead.seconds  # before the request: not the candidate's time
@@ -232,7 +263,50 @@ def _run_candidate(role: Any, request: dict[str, Any], source_path: str,
         return {"verdict": "compile_error",
                 "message": f"candidate.py defines no function `{entry_name}` (the task's entry point)"}
 
-    results = []
+    results, failed = _run_cases(role, request, module, entry, phases, source_path)
+    if failed is not None:
+        return failed
+    reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
+                             "phases": phases}
+    broken = _frontend_rule(frontends, required, module)
+    reply["kernel_frontends"] = frontends.report()
+    if broken:  # judged before any output is compared, and never timed
+        return {**reply, **broken}
+    if guard is not None:  # CUPTI only now: until here the host may hold this process (idle_hold.hpp)
+        clock = time.perf_counter()
+        guard.start_tracing()
+        phases["tracing_start"] = time.perf_counter() - clock
+    if turns is not None:
+        reply["compiles_off_gpu"] = turns.handed_back
+        if guard is not None:
+            try:  # a candidate that kept it from being written is timed before it is compared, as it was
+                with open(os.path.join(os.path.dirname(source_path), CHECKED_FILE), "wb") as handle:
+                    handle.write(safe_json.encode(results))
+            except OSError:
+                pass
+            if not turns.ready_to_time():
+                reply["timing"] = {"error": "the host did not let the candidate be timed"}
+                return reply
+    if guard is not None:
+        clock = time.perf_counter()
+        reply["timing"] = guard.measure(entry, plan, reply["kernels"], turns.timed_calls_done if turns else None)
+        phases["timing"] = time.perf_counter() - clock
+        phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
+        broken = _frontend_rule(frontends, required, module)  # a kernel the timed calls alone ran counts too
+        reply["kernel_frontends"] = frontends.report()
+        if broken:
+            return {**reply, **broken}
+    reply.update(hooks.autotune_report(module))
+    return reply
+
+
+def _run_cases(role: Any, request: dict[str, Any], module: Any, entry: Any, phases: dict[str, float],
+               source_path: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The candidate on each case's inputs (copies: the originals must not change), its outputs checked and handed
+    over. Returns the cases' outcomes, and the reply to send at once where a case raised (None otherwise)."""
+    import torch
+
+    results: list[dict[str, Any]] = []
     for case in request.get("cases", []):
         outcome: dict[str, Any] = {"key": case["key"], "status": "ok"}
         imported = None
@@ -265,58 +339,13 @@ def _run_candidate(role: Any, request: dict[str, Any], source_path: str,
                      "cases": results, "cuda_fault": diagnostics.is_cuda_fault(error)}
             if not reply["cuda_fault"]:
                 reply["kernels"] = diagnostics.compiled_kernels(module)
-            return reply
+            return results, reply
         finally:
             if imported is not None:
                 originals = []
                 handover.close_quietly(imported)
         results.append(outcome)
-    reply: dict[str, Any] = {"verdict": None, "cases": results, "kernels": diagnostics.compiled_kernels(module),
-                             "phases": phases}
-    broken = _frontend_rule(frontends, required, module)
-    reply["kernel_frontends"] = frontends.report()
-    if broken:  # judged before any output is compared, and never timed
-        return {**reply, **broken}
-    if guard is not None:  # CUPTI only now: until here the host may hold this process (idle_hold.hpp)
-        clock = time.perf_counter()
-        guard.start_tracing()
-        phases["tracing_start"] = time.perf_counter() - clock
-    if turns is not None:
-        reply["compiles_off_gpu"] = turns.handed_back
-        if guard is not None:
-            try:  # a candidate that kept it from being written is timed before it is compared, as it was
-                with open(os.path.join(os.path.dirname(source_path), CHECKED_FILE), "wb") as handle:
-                    handle.write(safe_json.encode(results))
-            except OSError:
-                pass
-            if not turns.ready_to_time():
-                reply["timing"] = {"error": "the host did not let the candidate be timed"}
-                return reply
-    if guard is not None:
-        clock = time.perf_counter()
-        reply["timing"] = guard.measure(entry, plan, reply["kernels"], turns.timed_calls_done if turns else None)
-        phases["timing"] = time.perf_counter() - clock
-        phases.update({f"timing_{name}": seconds for name, seconds in reply["timing"].pop("phases", {}).items()})
-        broken = _frontend_rule(frontends, required, module)  # a kernel the timed calls alone ran counts too
-        reply["kernel_frontends"] = frontends.report()
-        if broken:
-            return {**reply, **broken}
-    try:  # which config the autotuner chose per key: informative only, and read from the candidate's objects
-        choices = diagnostics.autotune_choices(module)
-    except Exception:  # noqa: BLE001
-        choices = {}
-    if choices:
-        reply["autotune_choices"] = choices
-    if autotune.kernels:
-        reply["autotune_compiled"] = {"kernels": autotune.kernels, "batches": autotune.batches}
-    if shims.first_config_keys:
-        reply["interpreter_autotune"] = {"keys_first_config": shims.first_config_keys,
-                                         "how": "the first config after pruning, unbenchmarked (interpreter)"}
-    if tuning.keys_alone or tuning.configs_on_budget or tuning.timings:
-        reply["autotune_benchmarks"] = {"keys_alone": tuning.keys_alone, "configs_on_budget": tuning.configs_on_budget,
-                                        "warmup_ms": tuning.warmup_ms, "rep_ms": tuning.rep_ms,
-                                        "timings_us": tuning.timings}
-    return reply
+    return results, None
 
 
 def _frontend_rule(frontends: kernel_frontends.KernelFrontends, required: str, module: Any) -> dict[str, str]:
