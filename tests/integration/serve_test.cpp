@@ -337,20 +337,26 @@ TEST(Serve, SigtermFinishesWhatItAcceptedThenExits) {
   std::string published = read_file(endpoint_file);
   EXPECT_NE(published.find("\n127.0.0.1:" + std::to_string(port) + "\n"), std::string::npos) << published;
   EXPECT_NE(published.find("no token file"), std::string::npos) << published;
-  // One evaluation running (it hangs until its 3 s timeout) and one waiting behind it, whose client waits.
+  // One evaluation running (it hangs until its 8 s timeout: long enough to outlast a loaded machine's delays
+  // below) and one waiting behind it, whose client waits.
   auto running = request(port, http::verb::post, "/v1/evaluations",
-                         evaluation("standard/vector-add", candidate("hang_python.py"), {{"wait", false}, {"timeout", 3}}));
+                         evaluation("standard/vector-add", candidate("hang_python.py"), {{"wait", false}, {"timeout", 8}}));
   ASSERT_EQ(running.status, 202) << running.body;
   auto waiting = std::async(std::launch::async, [&] {
     return request(port, http::verb::post, "/v1/evaluations", evaluation("standard/vector-add", candidate("correct.py")));
   });
-  for (int i = 0; i < 100; ++i) {
-    if (request(port, http::verb::get, "/v1/health").json().at("queue_depth").to_number<int64_t>() == 1) break;
-    ::usleep(50000);
+  bool queued = false;
+  for (int i = 0; i < 300 && !queued; ++i) {
+    queued = request(port, http::verb::get, "/v1/health").json().at("queue_depth").to_number<int64_t>() == 1;
+    if (!queued) ::usleep(50000);
   }
+  ASSERT_TRUE(queued) << "the second evaluation never waited behind the first";
   ASSERT_EQ(::kill(server.pid(), SIGTERM), 0);
-  ::usleep(200000);
   auto health = request(port, http::verb::get, "/v1/health");
+  for (int i = 0; i < 100 && health.status != 503; ++i) {  // the signal is handled on the server's own time
+    ::usleep(50000);
+    health = request(port, http::verb::get, "/v1/health");
+  }
   EXPECT_EQ(health.status, 503);
   EXPECT_EQ(health.json().at("status"), "draining");
   EXPECT_FALSE(std::filesystem::exists(endpoint_file)) << "a draining server still names itself in its endpoint file";
