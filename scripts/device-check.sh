@@ -22,7 +22,8 @@
 #                          device-state/audit/audit.json is resumed (--resume), so a sweep longer than one call is
 #                          finished across calls (fold $OUT/audit back into device-state/audit here between them);
 #                          stopped after DEVICE_AUDIT_SECONDS (420); torch.compile limited to DEVICE_AUDIT_COMPILE_S (40) a shape;
-#                          DEVICE_AUDIT_JOBS (2) tasks at once
+#                          DEVICE_AUDIT_JOBS (2) tasks at once; the table carried is device-state/audit-<GPU model>/ (audit-H100,
+#                          audit-H200) where there is one, else device-state/audit/
 #   DEVICE_SUITES="a b"    test binaries (default: all; "": none) DEVICE_BENCH=1     oracle speedups
 #   DEVICE_FIDELITY=1      bench/timing_fidelity.py (DEVICE_FIDELITY_ARGS="--variants ...")   DEVICE_THROUGHPUT=1 bench/eval_throughput.py
 #   DEVICE_MULTI_GPU=1     bench/multi_gpu.py (one executor on the first two GPUs against the first alone, timing on
@@ -230,7 +231,12 @@ run() {
   if [[ ${DEVICE_AUDIT:-0} == 1 ]]; then
     echo "== tritongym tasks audit on the GPU (resumed from device-state/audit where carried)"
     mkdir -p "$out/audit"
-    if [[ -f device-state/audit/audit.json ]]; then cp device-state/audit/audit.json "$out/audit/"; fi
+    # A table joins only rows of one GPU model: device-state/audit-<model>/ (e.g. audit-H100, from nvidia-smi's name)
+    # where it is carried, else device-state/audit/.
+    local model table=device-state/audit/audit.json
+    model=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oE '[A-Z][0-9]{2,3}' | head -1)
+    if [[ -n $model && -f device-state/audit-$model/audit.json ]]; then table=device-state/audit-$model/audit.json; fi
+    if [[ -f $table ]]; then cp "$table" "$out/audit/"; echo "resuming $table"; fi
     # shellcheck disable=SC2086  # DEVICE_AUDIT_ARGS: words for `tasks audit` (ids, --split SPLIT)
     timeout -s INT -k 15 "${DEVICE_AUDIT_SECONDS:-420}" "$tg" --log-level warn tasks audit ${DEVICE_AUDIT_ARGS:-} \
       --executor tritongym.executor.triton-cuda --executor-config "{\"compile_seconds\": ${DEVICE_AUDIT_COMPILE_S:-40}}" \
