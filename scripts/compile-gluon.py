@@ -3,12 +3,13 @@
 machine without a GPU.
 
 Gluon has no interpreter, so `tasks check` on the CPU never runs a Gluon oracle. Triton's compiler needs no GPU
-though, only a target: this script stands a driver in for the missing one (target cuda:90, 128 threads a warp),
-calls each task's entry function on CPU tensors of a task shape (the task's own inputs, drawn as the worker
-draws them), and turns every kernel launch into a compile (JITFunction.run with warmup=True; an autotuner
-compiles each of its configs instead of timing them). Each kernel is compiled through PTX to a cubin by the
-ptxas Triton ships, so what the Gluon frontend, its layout checks, the backend passes or ptxas refuse is found
-here. What the GPU alone can tell (correctness, speed) is not.
+though, only a target: gluon_sm90.py (beside this script; the worker tests use it too) stands a driver in for the
+missing one (target cuda:90), and this script calls each task's entry function on CPU tensors of a task shape
+(the task's own inputs, drawn as the worker draws them) with every kernel launch turned into a compile (an
+autotuner compiles each of its configs instead of timing them). Each kernel is compiled through PTX to a cubin by
+the ptxas Triton ships, so what the Gluon frontend, its layout checks, the backend passes or ptxas refuse is found
+here, with each kernel's registers, spills and shared memory. What the GPU alone can tell (correctness, speed)
+is not.
 
     .venv/bin/python scripts/compile-gluon.py                      # every dsl task, its first visible shape
     .venv/bin/python scripts/compile-gluon.py dsl/gluon-matmul-hopper --shape all
@@ -32,85 +33,8 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plugins", "executors", "worker"))
 
-import torch  # noqa: E402
-import triton  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.runtime.autotuner import Autotuner  # noqa: E402
-from triton.runtime.driver import driver  # noqa: E402
-from triton.runtime.jit import JITFunction  # noqa: E402
-
+from gluon_sm90 import SM90_SHARED_BYTES, CompiledKernel, compile_only_sm90  # noqa: E402
 from tritongym_worker.inputs import make_inputs  # noqa: E402
-
-TARGET = GPUTarget("cuda", 90, 32)  # (backend, compute capability, warp size)
-SHARED_LIMIT_BYTES = 232448  # 227 KiB: the most dynamic shared memory one block may have on sm_90
-# What a kernel's PTX shows of the sm_90 features (a report, not a check).
-FEATURES = {"wgmma": "wgmma.mma_async", "tma": "cp.async.bulk.tensor", "mbarrier": "mbarrier.",
-            "cp.async": "cp.async.c", "setmaxnreg": "setmaxnreg"}
-
-
-class CompileOnlyDriver:
-    """What JITFunction asks of the driver before a launch, answered for an sm_90 GPU that is not there."""
-
-    def get_current_target(self) -> GPUTarget:
-        return TARGET
-
-    def get_current_device(self) -> int:
-        return 0
-
-    def get_current_stream(self, device: int | None = None) -> int:
-        return 0
-
-    def get_active_torch_device(self) -> torch.device:
-        return torch.device("cpu")
-
-
-class Recorder:
-    """Every kernel compiled while it is installed: launches become compiles, autotuners compile each config."""
-
-    def __init__(self) -> None:
-        self.kernels: list[dict[str, Any]] = []
-        self.config: str = ""
-
-    def install(self) -> None:
-        recorder = self
-        original_run = JITFunction.run
-
-        def compile_only(self: JITFunction, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
-            began = time.monotonic()
-            entry = {"kernel": self.fn.__name__, "frontend": "gluon" if self.is_gluon() else "triton",
-                     "config": recorder.config}
-            try:
-                kernel = original_run(self, *args, grid=grid, warmup=True, **kwargs)
-            except Exception as error:  # recorded: the next config or task still compiles
-                root = error
-                while root.__cause__ is not None:  # the compiler's innermost error says where and why
-                    root = root.__cause__
-                entry["error"] = f"{type(root).__name__}: {_first_lines(str(root), 14)}"
-                recorder.kernels.append(entry)
-                if not recorder.config:  # an oracle's launch: the entry function cannot go on without it
-                    raise
-                return None
-            ptx = kernel.asm.get("ptx", "")
-            entry.update(shared_bytes=int(kernel.metadata.shared), num_warps=int(kernel.metadata.num_warps),
-                         features=[name for name, text in FEATURES.items() if text in ptx],
-                         seconds=round(time.monotonic() - began, 1))
-            recorder.kernels.append(entry)
-            return kernel
-
-        def every_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
-            self.nargs = dict(zip(self.arg_names, args))
-            for config in self.configs:
-                current = dict(kwargs, **config.all_kwargs())
-                recorder.config = str(config)
-                if config.pre_hook:
-                    config.pre_hook({**self.nargs, **current})
-                self.fn.run(*args, **current)
-            recorder.config = ""
-            self.nargs = None
-
-        JITFunction.run = compile_only
-        Autotuner.run = every_config
-        driver.set_active(CompileOnlyDriver())
 
 
 def _first_lines(text: str, count: int = 6) -> str:
@@ -140,8 +64,10 @@ def dsl_tasks(tritongym: str, root: str, ids: list[str]) -> list[dict[str, Any]]
     return tasks
 
 
-def compile_entry(path: str, label: str, task: dict[str, Any], dims: dict[str, int], recorder: Recorder) -> str:
-    """Calls the entry function of `path` on CPU inputs at `dims`; '' or the error that stopped it."""
+def compile_entry(path: str, label: str, task: dict[str, Any], dims: dict[str, int],
+                  kernels: list[CompiledKernel]) -> str:
+    """Calls the entry function of `path` on CPU inputs at `dims`, its kernels compiled into `kernels`; '' or the
+    error that stopped it."""
     reference = _load(os.path.join(task["directory"], "reference.py"), f"{label}_reference")
     inputs = make_inputs(task.get("inputs") or [], getattr(reference, "make_inputs", None), dims, task["dtypes"][0],
                          seed=0, device="cpu")
@@ -149,7 +75,11 @@ def compile_entry(path: str, label: str, task: dict[str, Any], dims: dict[str, i
     if entry is None:
         return f"{os.path.basename(path)} defines no {task['entry_function']}"
     try:
-        entry(*inputs)
+        with compile_only_sm90(keep_going=True) as compiled:
+            try:
+                entry(*inputs)
+            finally:
+                kernels.extend(compiled)
     except Exception as error:
         return f"{type(error).__name__}: {_first_lines(str(error))}"
     return ""
@@ -165,8 +95,6 @@ def main() -> int:
     parser.add_argument("--no-baseline", action="store_true", help="compile the oracles only")
     arguments = parser.parse_args()
 
-    recorder = Recorder()
-    recorder.install()
     failures: list[str] = []
     for task in dsl_tasks(arguments.tritongym, arguments.root, arguments.ids):
         shapes = task["visible_shapes"] + task["held_out_shapes"]
@@ -181,29 +109,28 @@ def main() -> int:
             files.append(("triton_baseline", baseline))
         for shape in shapes:
             for label, path in files:
-                recorder.kernels = []
+                kernels: list[CompiledKernel] = []
                 began = time.monotonic()
-                stopped = compile_entry(path, label, task, shape["dims"], recorder)
+                stopped = compile_entry(path, label, task, shape["dims"], kernels)
                 where = f"{task['id']} {shape['name']} {shape['dims']} {label}"
                 print(f"{where}: {time.monotonic() - began:.0f} s")
                 fitting = 0
-                for kernel in recorder.kernels:
-                    if "error" in kernel:
-                        print(f"  {kernel['kernel']} [{kernel['config']}] FAILED: {kernel['error']}")
+                for kernel in kernels:
+                    if kernel.error:
+                        print(f"  {kernel}")
                         continue
-                    fits = kernel["shared_bytes"] <= SHARED_LIMIT_BYTES
+                    fits = kernel.shared_bytes <= SM90_SHARED_BYTES
                     fitting += fits
-                    print(f"  {kernel['kernel']} ({kernel['frontend']}{', ' + kernel['config'] if kernel['config'] else ''}): "
-                          f"{kernel['num_warps']} warps, {kernel['shared_bytes']} B shared"
-                          f"{'' if fits else ' (OVER 227 KiB: would not launch)'}, ptx has {', '.join(kernel['features']) or '-'}")
+                    print(f"  {kernel} ({kernel.frontend}){'' if fits else ' (OVER 227 KiB: would not launch)'}, "
+                          f"ptx has {', '.join(kernel.features) or '-'}")
                     if label == "oracle" and not fits:
-                        failures.append(f"{where}: {kernel['kernel']} needs {kernel['shared_bytes']} B of shared memory")
-                    if label == "oracle" and kernel["frontend"] != "gluon":
-                        failures.append(f"{where}: {kernel['kernel']} is not a Gluon kernel")
+                        failures.append(f"{where}: {kernel.name} needs {kernel.shared_bytes} B of shared memory")
+                    if label == "oracle" and kernel.frontend != "gluon":
+                        failures.append(f"{where}: {kernel.name} is not a Gluon kernel")
                 if stopped:
                     print(f"  stopped: {stopped}")
                     failures.append(f"{where}: {stopped}")
-                elif label == "triton_baseline" and recorder.kernels and not fitting:
+                elif label == "triton_baseline" and kernels and not fitting:
                     failures.append(f"{where}: no config compiles within 227 KiB of shared memory")
     if failures:
         print("\nFAILED:\n" + "\n".join("  " + failure for failure in failures))

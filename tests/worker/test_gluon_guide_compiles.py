@@ -1,5 +1,5 @@
 """The Gluon guide's complete examples (plugins/dsls/gluon/reference.md, served by the docs tool) compile for sm_90
-on this machine with no GPU (gluon_sm90.py): each code block that defines a @gluon.jit kernel is run with the
+on this machine with no GPU (scripts/gluon_sm90.py): each code block that defines a @gluon.jit kernel is run with the
 guide's imports, and its kernel is launched on CPU tensors, which compiles it to a cubin. Fragments (blocks with
 `...`, or no kernel) are not complete programs and are skipped by name below."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Every Gluon task's oracle, and its plain Triton baseline (triton_baseline.py), compiles for sm_90 at each of the
-task's visible and held-out shapes, on this machine with no GPU (gluon_sm90.py): within the H100/H200's shared
+task's visible and held-out shapes, on this machine with no GPU (scripts/gluon_sm90.py): within the H100/H200's shared
 memory, with the oracle spilling no registers. The Gluon tasks cannot run on the interpreter, so this is the check
 CI gives their oracles; the GPU's `tasks check` and `tasks audit` judge their results and speed."""
 from __future__ import annotations

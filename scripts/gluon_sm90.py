@@ -2,7 +2,10 @@
 and every launch (`kernel[grid](...)`) compiles through ptxas to a cubin instead of running. The entry function
 runs on CPU tensors, which is enough for the compiler: it specializes on dtypes, divisibility by 16 and constexpr
 values, never on the data. A kernel that compiles here can still fail on the GPU (wrong results, a hang, a launch
-refused); one that fails here fails there too."""
+refused); one that fails here fails there too.
+
+Used by scripts/compile-gluon.py (a report over the Gluon tasks) and by the worker tests that hold every Gluon
+oracle and guide example to it (tests/worker/test_gluon_sm90_compile.py, test_gluon_guide_compiles.py)."""
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +13,7 @@ import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import torch
@@ -26,17 +29,29 @@ SM90_SHARED_BYTES = 232448  # the most one program may use on an H100/H200 (227 
 SM90_MULTIPROCESSORS = 132
 
 
+# What a kernel's PTX shows of the sm_90 features (a report, not a check): name -> a text only that feature emits.
+FEATURES = {"wgmma": "wgmma.mma_async", "tma": "cp.async.bulk.tensor", "mbarrier": "mbarrier.",
+            "cp.async": "cp.async.c", "setmaxnreg": "setmaxnreg"}
+
+
 @dataclass
 class CompiledKernel:
     name: str
-    shared_bytes: int
-    num_warps: int
-    registers: int  # per thread, from the cubin
-    local_bytes: int  # per thread: the stack frame (spills, call frames of warp-specialized partitions) and local arrays
-    spill_bytes: int  # per thread: ptxas's spill stores (0 without reading ptxas when local_bytes is 0)
+    shared_bytes: int = 0
+    num_warps: int = 0
+    registers: int = 0  # per thread, from the cubin
+    local_bytes: int = 0  # per thread: the stack frame (spills, warp-specialized partitions' call frames), local arrays
+    spill_bytes: int = 0  # per thread: ptxas's spill stores (0 without reading ptxas when local_bytes is 0)
+    frontend: str = ""  # "gluon" or "triton"
+    config: str = ""  # the autotuner config it was compiled for, "" for a plain launch
+    features: list[str] = field(default_factory=list)  # FEATURES its PTX shows
+    error: str = ""  # why it did not compile (keep_going only); the other fields are then empty
 
     def __str__(self) -> str:
-        return (f"{self.name}: {self.num_warps} warps, {self.registers} registers, {self.local_bytes} B local "
+        where = f"{self.name}{' [' + self.config + ']' if self.config else ''}"
+        if self.error:
+            return f"{where}: FAILED: {self.error}"
+        return (f"{where}: {self.num_warps} warps, {self.registers} registers, {self.local_bytes} B local "
                 f"({self.spill_bytes} B spilled), {self.shared_bytes} B shared")
 
 
@@ -102,28 +117,42 @@ def _spill_stores(ptx: str) -> int:
 
 
 @contextlib.contextmanager
-def compile_only_sm90() -> Iterator[list[CompiledKernel]]:
+def compile_only_sm90(keep_going: bool = False) -> Iterator[list[CompiledKernel]]:
     """Within the block, every Triton or Gluon launch compiles for sm_90 and returns without running; the list
-    yielded receives one CompiledKernel per launch (per config of an autotuned kernel). torch.cuda.get_device_properties answers for an H100 (132
-    SMs), so entry functions that size a persistent grid run too."""
+    yielded receives one CompiledKernel per launch (per config of an autotuned kernel).
+    torch.cuda.get_device_properties answers for an H100 (132 SMs), so entry functions that size a persistent grid
+    run too. `keep_going`: an autotuner config that does not compile is recorded (its `error`) and skipped, as the
+    autotuner skips one that runs out of resources; otherwise, and for a plain launch always, the error is raised."""
     compiled: list[CompiledKernel] = []
     original_run = triton_jit.JITFunction.run
     original_properties = torch.cuda.get_device_properties
+    config_now = [""]  # the autotuner config being compiled
 
     def run(self, *args, grid, warmup, **kwargs):
         kernel = original_run(self, *args, grid=grid, warmup=True, **kwargs)
         name = kernel.metadata.name
         registers, local_bytes = _resources(name, kernel.asm["cubin"])
         spill_bytes = _spill_stores(kernel.asm["ptx"]) if local_bytes else 0
+        ptx = kernel.asm.get("ptx", "")
         compiled.append(CompiledKernel(name, kernel.metadata.shared, kernel.metadata.num_warps, registers, local_bytes,
-                                       spill_bytes))
+                                       spill_bytes, "gluon" if self.is_gluon() else "triton", config_now[0],
+                                       [feature for feature, text in FEATURES.items() if text in ptx]))
         return kernel
 
     def bench(self, *args, config, **meta):  # every config of an autotuned kernel is compiled, none is timed
         current = dict(meta, **config.all_kwargs())
         if config.pre_hook:  # as the autotuner's own benchmark: a config may set descriptor block shapes
             config.pre_hook({**self.nargs, **current})
-        self.fn.run(*args, **current)
+        config_now[0] = str(config)
+        try:
+            self.fn.run(*args, **current)
+        except Exception as error:
+            if not keep_going:
+                raise
+            compiled.append(CompiledKernel(self.fn.fn.__name__, config=str(config), error=_innermost(error)))
+            return [float("inf")] * 3
+        finally:
+            config_now[0] = ""
         return [0.0, 0.0, 0.0]
 
     original_bench = triton_autotuner.Autotuner._bench
@@ -145,3 +174,10 @@ def compile_entry(entry: Callable, args: list) -> list[CompiledKernel]:
     with compile_only_sm90() as compiled:
         entry(*args)
     return compiled
+
+
+def _innermost(error: BaseException, lines: int = 14) -> str:
+    """The compiler's innermost error (where and why), its first lines joined."""
+    while error.__cause__ is not None:
+        error = error.__cause__
+    return f"{type(error).__name__}: " + " | ".join(str(error).strip().splitlines()[:lines])
