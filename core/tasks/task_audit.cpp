@@ -151,7 +151,7 @@ std::string rules_text() {
 
 const std::vector<std::string>& audit_rules() {
   static const std::vector<std::string> rules = {
-      kRuleOraclePasses, kRuleOracleVsBaselines, kRuleFloorBelowOracle, kRuleOracleNearFloor, kRuleShapeAt20us,
+      kRuleOraclePasses, kRuleOutputsVary, kRuleOracleVsBaselines, kRuleFloorBelowOracle, kRuleOracleNearFloor, kRuleShapeAt20us,
       kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct, kRuleCategory,
       kRuleTritonBaseline, kRuleTritonBaselinePasses, kRuleDslBeatsTriton};
   return rules;
@@ -355,6 +355,13 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
         audit.findings.push_back(finding(kRuleOraclePasses, "",
                                          std::string("the oracle does not pass: ") + verdict_name(result->verdict) +
                                              ": " + message_head(result->message)));
+      // What `tasks check` calls degenerate: outputs near zero or constant, or blind to the inputs.
+      boost::system::error_code error;
+      const auto record = boost::json::parse(result->record_json, error);
+      const boost::json::value* expected =
+          !error && record.is_object() ? record.as_object().if_contains("expected_outputs") : nullptr;
+      for (const auto& problem : find_degeneracy(expected ? *expected : boost::json::value(), task))
+        audit.findings.push_back(finding(kRuleOutputsVary, "", problem));
       audit.shapes = audited_shapes(*result);
       audit.timed = !audit.shapes.empty();
       auto timed = audit_timings(task, audit.shapes);  // with no timings: the larger rule by dims alone

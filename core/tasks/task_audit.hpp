@@ -1,6 +1,7 @@
 // `tritongym tasks audit`: does a task meet the bar (docs/task-format.md, "The bar")? On a timing executor it
 // measures, per shape and dtype, the oracle against PyTorch eager and torch.compile and against its
-// speed-of-light floor; everywhere it checks the shape rules, the formulas and that the tolerance fails a 1%
+// speed-of-light floor; everywhere it checks what `tasks check` checks (the oracle and the plain-Triton baseline
+// pass, the outputs are not degenerate), the shape rules, the formulas and that the tolerance fails a 1%
 // systematic error. A rule a task cannot meet is exempted in its task.yaml (`audit_exempt`) with one line of
 // reason; the audit lists every exemption it used.
 #pragma once
@@ -18,6 +19,7 @@ namespace tritongym::tasks {
 
 // The rules, by the names task.yaml's `audit_exempt` uses.
 inline constexpr const char* kRuleOraclePasses = "oracle-passes";          // the oracle passes every shape
+inline constexpr const char* kRuleOutputsVary = "outputs-vary";            // outputs not degenerate (tasks check)
 inline constexpr const char* kRuleOracleVsBaselines = "oracle-vs-baselines";  // within 3% of eager and compile
 inline constexpr const char* kRuleFloorBelowOracle = "floor-below-oracle";    // the oracle reads <= 100% of floor
 inline constexpr const char* kRuleOracleNearFloor = "oracle-near-floor";      // the oracle reads >= 45% of floor

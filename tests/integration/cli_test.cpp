@@ -543,6 +543,32 @@ TEST(Cli, TasksCheckPassesAGoodTaskAndNamesWhatIsDegenerate) {
   EXPECT_NE(bad.stderr_text.find("degenerate/tiny-output FAILED: degenerate: "), std::string::npos) << bad.stderr_text;
 }
 
+// tasks audit checks what tasks check does (CI runs only the audit over the shipped tasks): degenerate outputs are
+// `outputs-vary` findings with the same sentences.
+TEST(Cli, TasksAuditNamesDegenerateOutputsAsTasksCheckDoes) {
+  auto audit = run_cli({"tasks", "audit", "--json", "--root", source_dir() + "/tests/fixtures/degenerate-suites",
+                        "--executor", "tritongym.executor.triton-interpreter"});
+  EXPECT_EQ(audit.exit_code, 1) << audit.stderr_text;
+  std::map<std::string, std::vector<std::string>> degenerate;  // task -> the outputs-vary findings' details
+  const boost::json::value report = parse_stdout(audit);
+  for (const auto& task : report.at("tasks").as_array())
+    for (const auto& finding : task.at("findings").as_array())
+      if (finding.at("rule").as_string() == "outputs-vary")
+        degenerate[std::string(task.at("task").as_string())].push_back(std::string(finding.at("detail").as_string()));
+  auto names = [&](const std::string& task, const std::string& words) {
+    for (const auto& detail : degenerate[task])
+      if (detail.find(words) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(names("degenerate/tiny-output", "within tolerance of zero")) << audit.stdout_text;
+  EXPECT_TRUE(names("degenerate/ignores-input", "same for different random inputs")) << audit.stdout_text;
+  EXPECT_TRUE(names("degenerate/ignores-input", "does not vary along axis [1]")) << audit.stdout_text;
+  // A task on the bar has none.
+  auto good = run_cli({"tasks", "audit", "standard/vector-add", "--json", "--executor",
+                       "tritongym.executor.triton-interpreter"});
+  EXPECT_EQ(boost::json::serialize(parse_stdout(good)).find("outputs-vary"), std::string::npos) << good.stdout_text;
+}
+
 // tasks audit on the interpreter: the rules that read task.yaml and the tolerance check run, exemptions are applied
 // and listed, a violation exits 1, and --out writes the table as JSON and Markdown.
 TEST(Cli, TasksAuditChecksTheBarAndAppliesExemptions) {

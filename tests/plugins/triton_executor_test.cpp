@@ -189,9 +189,9 @@ std::vector<TaskSpec>* TritonExecutorTest::tasks_ = nullptr;
 // The oracle sweep, as `tritongym tasks check` runs it: the final score of every oracle, with no baselines timed
 // (torch.compile of a reference that loops took up to 295 s a task on the H200), but the speed-of-light floor.
 TEST_F(TritonExecutorTest, EveryShippedOraclePasses) {
-  // On the interpreter the ctest tasks_check_on_the_interpreter runs every oracle at its small shapes (with the
+  // On the interpreter the ctest tasks_audit_on_the_interpreter runs every oracle at its small shapes (with the
   // degenerate-output checks besides): running them all here again took 319 s of CI (2026-12-07).
-  if (!kCuda) GTEST_SKIP() << "on the interpreter, tasks_check_on_the_interpreter checks every oracle";
+  if (!kCuda) GTEST_SKIP() << "on the interpreter, tasks_audit_on_the_interpreter checks every oracle";
   auto made = registry_->create<Executor>(kExecutor, context(R"({"workers": 2, "timing_seconds": 0.15, "baselines": []})"));
   ASSERT_TRUE(made) << made.status().to_string();
   for (const auto& task : *tasks_) {
