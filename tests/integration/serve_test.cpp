@@ -342,6 +342,13 @@ TEST(Serve, SigtermFinishesWhatItAcceptedThenExits) {
   auto running = request(port, http::verb::post, "/v1/evaluations",
                          evaluation("standard/vector-add", candidate("hang_python.py"), {{"wait", false}, {"timeout", 8}}));
   ASSERT_EQ(running.status, 202) << running.body;
+  // The first is taken by the worker before the second comes (on a loaded machine the worker can take a while).
+  bool started = false;
+  for (int i = 0; i < 300 && !started; ++i) {
+    started = request(port, http::verb::get, running.headers["Location"]).json().at("status") == "running";
+    if (!started) ::usleep(50000);
+  }
+  ASSERT_TRUE(started) << "the first evaluation never started";
   auto waiting = std::async(std::launch::async, [&] {
     return request(port, http::verb::post, "/v1/evaluations", evaluation("standard/vector-add", candidate("correct.py")));
   });
