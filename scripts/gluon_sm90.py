@@ -9,6 +9,7 @@ oracle and guide example to it (tests/worker/test_gluon_sm90_compile.py, test_gl
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import subprocess
@@ -86,6 +87,7 @@ class _Properties:
     name = "compile-only sm_90"
 
 
+@functools.lru_cache(maxsize=512)  # a kernel compiled once is launched at several shapes: ask cuobjdump once
 def _resources(name: str, cubin: bytes) -> tuple[int, int]:
     cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
     with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
@@ -99,6 +101,7 @@ def _resources(name: str, cubin: bytes) -> tuple[int, int]:
     return int(found.group(1)), int(found.group(2)) + int(found.group(3))
 
 
+@functools.lru_cache(maxsize=512)  # ptxas again for every launch of one kernel took seconds each
 def _spill_stores(ptx: str) -> int:
     """ptxas's own count of spill stores (bytes per thread) for a kernel with a stack frame, which may hold call
     frames (warp-specialized partitions are called functions) rather than spills."""

@@ -4,6 +4,7 @@ memory, with the oracle spilling no registers. The Gluon tasks cannot run on the
 CI gives their oracles; the GPU's `tasks check` and `tasks audit` judge their results and speed."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 from pathlib import Path
@@ -41,13 +42,53 @@ def load_module(path: Path, name: str):
     return module
 
 
+# A random draw of at least this many elements is data, which the compiler never reads: make_inputs gets it
+# unfilled. Smaller draws (context lengths, group offsets, block tables) may size a grid and are drawn.
+LARGE_DRAW = 1 << 20
+
+
+@contextlib.contextmanager
+def large_draws_unfilled():
+    """torch.randn, rand and randint, within the block, return an unfilled tensor (torch.empty) for a draw of
+    LARGE_DRAW elements or more: drawing the timed shapes' gigabytes on the CPU took 87 of this test's 113 s
+    (2026-12-07), for values that no compile depends on."""
+    def size_of(args, kwargs):
+        size = kwargs.get("size", args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)) else args)
+        return tuple(int(n) for n in size)
+
+    def unfilled(draw, default_dtype):
+        def wrapped(*args, **kwargs):
+            size = size_of(args, kwargs)
+            if size and torch.Size(size).numel() >= LARGE_DRAW:
+                return torch.empty(size, dtype=kwargs.get("dtype") or default_dtype(), device=kwargs.get("device"))
+            return draw(*args, **kwargs)
+        return wrapped
+
+    def randint(*args, **kwargs):  # randint(high, size) or randint(low, high, size)
+        size = tuple(int(n) for n in (kwargs["size"] if "size" in kwargs else args[-1]))
+        if torch.Size(size).numel() >= LARGE_DRAW:
+            return torch.empty(size, dtype=kwargs.get("dtype") or torch.int64, device=kwargs.get("device"))
+        return original["randint"](*args, **kwargs)
+
+    original = {name: getattr(torch, name) for name in ("randn", "rand", "randint")}
+    torch.randn = unfilled(original["randn"], torch.get_default_dtype)
+    torch.rand = unfilled(original["rand"], torch.get_default_dtype)
+    torch.randint = randint
+    try:
+        yield
+    finally:
+        for name, draw in original.items():
+            setattr(torch, name, draw)
+
+
 def entry_arguments(folder: Path, text: str, dims: dict[str, int]) -> list:
     """The entry's arguments at `dims`: empty tensors of the right shapes (the compiler never reads the data),
-    or the reference's make_inputs where the task has one."""
+    or the reference's make_inputs where the task has one (its large draws left unfilled)."""
     dtype = DTYPES[re.search(r"^dtypes:\s*\[\s*(\w+)", text, re.M).group(1)]
     reference = load_module(folder / "reference.py", f"reference_{folder.name}")
     if hasattr(reference, "make_inputs"):
-        return list(reference.make_inputs(dict(dims), dtype, torch.Generator().manual_seed(0)))
+        with large_draws_unfilled():
+            return list(reference.make_inputs(dict(dims), dtype, torch.Generator().manual_seed(0)))
     arguments = []
     for spec in re.findall(r"^  - \{(name:.*)\}\s*$", re.search(r"^inputs:\s*\n((?:  - .*\n)+)", text, re.M).group(1),
                            re.M):
