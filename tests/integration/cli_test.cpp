@@ -97,7 +97,9 @@ TEST(Cli, PluginsListJsonShowsTheShippedPlugins) {
   }
   EXPECT_NE(libraries["tritongym.tool.docs"], libraries["tritongym.tool.compile"]);
   for (const auto& plugin : json.at("plugins").as_array())
-    if (plugin.at("id") == "tritongym.tool.test") EXPECT_EQ(plugin.at("library_ids").as_array().size(), 5u);
+    if (plugin.at("id") == "tritongym.tool.test") {
+      EXPECT_EQ(plugin.at("library_ids").as_array().size(), 5u);
+    }
 }
 
 TEST(Cli, PluginsListFiltersByKind) {

@@ -1,6 +1,7 @@
 // The Triton executors through their real plugin libraries and real worker processes, against the
-// fixture candidates in tests/fixtures/candidates/. Compiled twice: for the interpreter (CI) and for
-// CUDA (label gpu; skipped visibly without a GPU). TRITONGYM_EXECUTOR_UNDER_TEST names the executor.
+// fixture candidates in tests/fixtures/candidates/. Compiled once, linked twice: for the interpreter (CI) and for
+// CUDA (label gpu; skipped visibly without a GPU); kExecutorUnderTest (executor_under_test_*.cpp) names the
+// executor.
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -23,9 +24,12 @@
 #include "support/test_support.hpp"
 
 namespace tritongym::plugins {
+
+extern const char* const kExecutorUnderTest;  // constant-initialized: ready before kExecutor below
+
 namespace {
 
-const std::string kExecutor = TRITONGYM_EXECUTOR_UNDER_TEST;
+const std::string kExecutor = kExecutorUnderTest;
 const bool kCuda = kExecutor == "tritongym.executor.triton-cuda";
 constexpr const char* kSecret = "sk-tritongym-test-secret-4242";
 
