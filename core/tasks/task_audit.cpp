@@ -151,9 +151,10 @@ std::string rules_text() {
 
 const std::vector<std::string>& audit_rules() {
   static const std::vector<std::string> rules = {
-      kRuleOraclePasses, kRuleOutputsVary, kRuleOracleVsBaselines, kRuleFloorBelowOracle, kRuleOracleNearFloor, kRuleShapeAt20us,
-      kRuleOddHeldOut,   kRuleLargerHeldOut,     kRuleFormulas,         kRuleToleranceFails1Pct, kRuleCategory,
-      kRuleTritonBaseline, kRuleTritonBaselinePasses, kRuleDslBeatsTriton};
+      kRuleOraclePasses,   kRuleOutputsVary,          kRuleOracleVsBaselines, kRuleFloorBelowOracle,
+      kRuleOracleNearFloor, kRuleShapeAt20us,         kRuleOddHeldOut,        kRuleLargerHeldOut,
+      kRuleFormulas,       kRuleToleranceFails1Pct,   kRuleCategory,          kRuleTritonBaseline,
+      kRuleTritonBaselinePasses, kRuleDslBeatsTriton};
   return rules;
 }
 

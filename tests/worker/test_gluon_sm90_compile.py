@@ -53,8 +53,10 @@ def large_draws_unfilled():
     LARGE_DRAW elements or more: drawing the timed shapes' gigabytes on the CPU took 87 of this test's 113 s
     (2026-12-07), for values that no compile depends on."""
     def size_of(args, kwargs):
-        size = kwargs.get("size", args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)) else args)
-        return tuple(int(n) for n in size)
+        if "size" in kwargs:
+            return tuple(int(n) for n in kwargs["size"])
+        sequence = len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size))  # randn((M, K)) or randn(M, K)
+        return tuple(int(n) for n in (args[0] if sequence else args))
 
     def unfilled(draw, default_dtype):
         def wrapped(*args, **kwargs):
