@@ -1,5 +1,6 @@
 #include "cli/arguments.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
@@ -26,6 +27,30 @@ std::optional<po::variables_map> parse_arguments(const std::string& usage, po::o
     exit_code = kExitUsage;
     return std::nullopt;
   }
+  return values;
+}
+
+std::string absolute_folder(const std::string& given) {
+  std::string dir = std::filesystem::absolute(given).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+std::optional<po::variables_map> parse_folder_arguments(const std::string& usage, const std::string& folder_help,
+                                                        const std::string& missing, po::options_description options,
+                                                        const Arguments& arguments, std::string& folder,
+                                                        int& exit_code) {
+  options.add_options()("dir", po::value<std::string>(), folder_help.c_str());
+  po::positional_options_description positional;
+  positional.add("dir", 1);
+  auto values = parse_arguments(usage, options, positional, arguments, exit_code);
+  if (!values) return std::nullopt;
+  if (!values->count("dir")) {
+    std::cerr << "error: " << missing << "\n";
+    exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  folder = absolute_folder((*values)["dir"].as<std::string>());
   return values;
 }
 

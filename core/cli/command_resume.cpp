@@ -22,19 +22,12 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 int command_resume(const CliContext& context, const Arguments& arguments) {
-  po::options_description options("resume options");
-  options.add_options()("dir", po::value<std::string>(), "the run folder (what `tritongym run` wrote)");
-  po::positional_options_description positional;
-  positional.add("dir", 1);
+  std::string run_dir;
   int exit_code = kExitOk;
-  auto values = parse_arguments("tritongym resume DIR", options, positional, arguments, exit_code);
-  if (!values) return exit_code;
-  if (!values->count("dir")) {
-    std::cerr << "error: resume needs the run folder, e.g. tritongym resume runs/quickstart\n";
-    return kExitUsage;
-  }
-  std::string run_dir = fs::absolute((*values)["dir"].as<std::string>()).lexically_normal().string();
-  if (!run_dir.empty() && run_dir.back() == '/') run_dir.pop_back();
+  if (!parse_folder_arguments("tritongym resume DIR", "the run folder (what `tritongym run` wrote)",
+                              "resume needs the run folder, e.g. tritongym resume runs/quickstart",
+                              po::options_description("resume options"), arguments, run_dir, exit_code))
+    return exit_code;
   std::string resolved_yaml, shard_text;
   {
     auto store = store::open_run_dir(run_dir);

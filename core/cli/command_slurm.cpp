@@ -22,12 +22,6 @@ std::vector<std::string> tritongym_command(const CliContext& context) {
   return command;
 }
 
-std::string absolute_run_dir(const std::string& given) {
-  std::string dir = fs::absolute(given).lexically_normal().string();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir;
-}
-
 void print_watch_hints(const std::string& run_dir, int64_t shard_count, const std::vector<std::string>& job_ids) {
   std::string jobs;
   for (const auto& id : job_ids) jobs += (jobs.empty() ? "" : ",") + id;

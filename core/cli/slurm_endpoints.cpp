@@ -53,18 +53,14 @@ void print_json(const std::vector<slurm::ServerEndpoint>& endpoints, const std::
 
 int slurm_endpoints(const CliContext&, const Arguments& arguments) {
   po::options_description options("slurm endpoints options");
-  options.add_options()("dir", po::value<std::string>(), "the servers' folder (slurm serve's --dir)")(
-      "json", "every endpoint file as JSON, the left-out ones too");
-  po::positional_options_description positional;
-  positional.add("dir", 1);
+  options.add_options()("json", "every endpoint file as JSON, the left-out ones too");
+  std::string servers_dir;
   int exit_code = kExitOk;
-  auto values = parse_arguments("tritongym slurm endpoints DIR [--json]", options, positional, arguments, exit_code);
+  auto values = parse_folder_arguments(
+      "tritongym slurm endpoints DIR [--json]", "the servers' folder (slurm serve's --dir)",
+      "slurm endpoints needs the servers' folder, e.g. tritongym slurm endpoints runs/servers", options, arguments,
+      servers_dir, exit_code);
   if (!values) return exit_code;
-  if (!values->count("dir")) {
-    std::cerr << "error: slurm endpoints needs the servers' folder, e.g. tritongym slurm endpoints runs/servers\n";
-    return kExitUsage;
-  }
-  std::string servers_dir = absolute_run_dir((*values)["dir"].as<std::string>());
   if (!fs::is_directory(servers_dir)) {
     std::cerr << "error: " << servers_dir << " is not a folder; give the --dir of `tritongym slurm serve`\n";
     return kExitUsage;

@@ -39,18 +39,12 @@ Status remove_empty_store(const std::string& dir) {
 }  // namespace
 
 int slurm_resume(const CliContext&, const Arguments& arguments) {
-  po::options_description options("slurm resume options");
-  options.add_options()("dir", po::value<std::string>(), "the run folder (the run file's output.dir)");
-  po::positional_options_description positional;
-  positional.add("dir", 1);
+  std::string run_dir;
   int exit_code = kExitOk;
-  auto values = parse_arguments("tritongym slurm resume RUN_DIR", options, positional, arguments, exit_code);
-  if (!values) return exit_code;
-  if (!values->count("dir")) {
-    std::cerr << "error: slurm resume needs the run folder, e.g. tritongym slurm resume runs/quickstart\n";
-    return kExitUsage;
-  }
-  std::string run_dir = absolute_run_dir((*values)["dir"].as<std::string>());
+  if (!parse_folder_arguments("tritongym slurm resume RUN_DIR", "the run folder (the run file's output.dir)",
+                              "slurm resume needs the run folder, e.g. tritongym slurm resume runs/quickstart",
+                              po::options_description("slurm resume options"), arguments, run_dir, exit_code))
+    return exit_code;
   auto record = slurm::read_submission_record(run_dir);
   if (!record) {
     print_error(record.status());

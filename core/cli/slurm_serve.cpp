@@ -193,10 +193,10 @@ std::optional<ServeRequest> parse_request(const CliContext& context, const Argum
   request.dry_run = values->count("dry-run") > 0;
   slurm::ServeJobInputs& job = request.job;
   std::optional<std::string> root;
-  if (values->count("root")) root = absolute_run_dir((*values)["root"].as<std::string>());
+  if (values->count("root")) root = absolute_folder((*values)["root"].as<std::string>());
   std::string token_file = (*values)["token-file"].as<std::string>();
-  if (!token_file.empty()) token_file = absolute_run_dir(token_file);
-  job.servers_dir = absolute_run_dir((*values)["dir"].as<std::string>());
+  if (!token_file.empty()) token_file = absolute_folder(token_file);
+  job.servers_dir = absolute_folder((*values)["dir"].as<std::string>());
   job.working_dir = fs::current_path().string();
   // In order, up to the first that fails: the later ones read what the earlier set, and the last loads plugins.
   const std::function<Status()> checks[] = {

@@ -19,18 +19,13 @@ namespace tritongym::cli {
 namespace po = boost::program_options;
 
 int slurm_serve_stop(const CliContext&, const Arguments& arguments) {
-  po::options_description options("slurm serve stop options");
-  options.add_options()("dir", po::value<std::string>(), "the servers' folder (slurm serve's --dir)");
-  po::positional_options_description positional;
-  positional.add("dir", 1);
+  std::string servers_dir;
   int exit_code = kExitOk;
-  auto values = parse_arguments("tritongym slurm serve stop DIR", options, positional, arguments, exit_code);
-  if (!values) return exit_code;
-  if (!values->count("dir")) {
-    std::cerr << "error: slurm serve stop needs the servers' folder, e.g. tritongym slurm serve stop runs/servers\n";
-    return kExitUsage;
-  }
-  std::string servers_dir = absolute_run_dir((*values)["dir"].as<std::string>());
+  if (!parse_folder_arguments(
+          "tritongym slurm serve stop DIR", "the servers' folder (slurm serve's --dir)",
+          "slurm serve stop needs the servers' folder, e.g. tritongym slurm serve stop runs/servers",
+          po::options_description("slurm serve stop options"), arguments, servers_dir, exit_code))
+    return exit_code;
   auto record = slurm::read_serve_record(servers_dir);
   if (!record) {
     print_error(record.status());

@@ -60,18 +60,14 @@ void add_job(boost::json::object& object, const std::optional<slurm::JobRef>& jo
 
 int slurm_status(const CliContext&, const Arguments& arguments) {
   po::options_description options("slurm status options");
-  options.add_options()("dir", po::value<std::string>(), "the run folder (the run file's output.dir)")(
-      "json", "print one JSON document instead of the table");
-  po::positional_options_description positional;
-  positional.add("dir", 1);
+  options.add_options()("json", "print one JSON document instead of the table");
+  std::string run_dir;
   int exit_code = kExitOk;
-  auto values = parse_arguments("tritongym slurm status RUN_DIR [--json]", options, positional, arguments, exit_code);
+  auto values =
+      parse_folder_arguments("tritongym slurm status RUN_DIR [--json]", "the run folder (the run file's output.dir)",
+                             "slurm status needs the run folder, e.g. tritongym slurm status runs/quickstart", options,
+                             arguments, run_dir, exit_code);
   if (!values) return exit_code;
-  if (!values->count("dir")) {
-    std::cerr << "error: slurm status needs the run folder, e.g. tritongym slurm status runs/quickstart\n";
-    return kExitUsage;
-  }
-  std::string run_dir = absolute_run_dir((*values)["dir"].as<std::string>());
   auto record = slurm::read_submission_record(run_dir);
   if (!record) {
     print_error(record.status());

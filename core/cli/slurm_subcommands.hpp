@@ -20,10 +20,6 @@ int slurm_endpoints(const CliContext& context, const Arguments& arguments);
 // The tritongym executable (absolute) and the global options this invocation was given, for the job scripts.
 std::vector<std::string> tritongym_command(const CliContext& context);
 
-// A folder or file argument (the run folder of `slurm resume|status`, slurm serve's --dir), absolute, without a
-// trailing '/'.
-std::string absolute_run_dir(const std::string& given);
-
 // "squeue -j 12,13", "sacct -j 12,13 -X": the commands that watch these jobs, and the status command.
 void print_watch_hints(const std::string& run_dir, int64_t shard_count, const std::vector<std::string>& job_ids);
 
