@@ -356,12 +356,7 @@ TaskAudit audit_task(const TaskSpec& task, Executor& executor) {
         audit.findings.push_back(finding(kRuleOraclePasses, "",
                                          std::string("the oracle does not pass: ") + verdict_name(result->verdict) +
                                              ": " + message_head(result->message)));
-      // What `tasks check` calls degenerate: outputs near zero or constant, or blind to the inputs.
-      boost::system::error_code error;
-      const auto record = boost::json::parse(result->record_json, error);
-      const boost::json::value* expected =
-          !error && record.is_object() ? record.as_object().if_contains("expected_outputs") : nullptr;
-      for (const auto& problem : find_degeneracy(expected ? *expected : boost::json::value(), task))
+      for (const auto& problem : degenerate_outputs(*result, task))  // as `tasks check` finds them
         audit.findings.push_back(finding(kRuleOutputsVary, "", problem));
       audit.shapes = audited_shapes(*result);
       audit.timed = !audit.shapes.empty();

@@ -110,13 +110,16 @@ TaskCheck check_task(const TaskSpec& task, Executor& executor, bool oracle) {
   if (result->verdict != Verdict::passed)
     check.problems.push_back("the oracle does not pass: " + std::string(verdict_name(result->verdict)) + ": " +
                              result->message);
+  for (auto& problem : degenerate_outputs(*result, task)) check.problems.push_back("degenerate: " + problem);
+  return finish();
+}
+
+std::vector<std::string> degenerate_outputs(const EvaluationResult& oracle_result, const TaskSpec& task) {
   boost::system::error_code error;
-  auto record = boost::json::parse(result->record_json, error);
+  const auto record = boost::json::parse(oracle_result.record_json, error);
   const boost::json::value* expected =
       !error && record.is_object() ? record.as_object().if_contains("expected_outputs") : nullptr;
-  for (auto& problem : find_degeneracy(expected ? *expected : boost::json::value(), task))
-    check.problems.push_back("degenerate: " + problem);
-  return finish();
+  return find_degeneracy(expected ? *expected : boost::json::value(), task);
 }
 
 EvaluationRequest triton_baseline_request(const TaskSpec& task) {

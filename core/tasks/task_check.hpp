@@ -28,6 +28,9 @@ struct TaskCheck {
 // an output near zero or near constant (within the task's tolerance), constant along an axis, holding
 // NaN/Inf, or identical for different random inputs is a problem.
 std::vector<std::string> find_degeneracy(const boost::json::value& expected_outputs, const TaskSpec& task);
+// The same, of an evaluation of the task's oracle (its record's "expected_outputs"): what `tasks check` and
+// `tasks audit` (rule outputs-vary) report.
+std::vector<std::string> degenerate_outputs(const EvaluationResult& oracle_result, const TaskSpec& task);
 
 // Runs the checks with `executor` (final-score stage: every shape the executor runs). With `oracle` false (an
 // executor that cannot run the task's DSL), only the plain-Triton baseline is judged.
